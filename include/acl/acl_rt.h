@@ -1,0 +1,389 @@
+/**
+ * @file acl/acl_rt.h
+ * @brief AscendCL runtime API: devices, contexts, streams, events, memory.
+ *
+ * aclnn_emu emulates one device (id 0) on the host CPU. "Device memory" is
+ * host memory handed out by aclrtMalloc and recorded in an allocation table,
+ * so the library can tell a device block from any other pointer. Work queued
+ * on a stream runs before the queuing call returns (synchronous execution);
+ * results are therefore ready at once, and code that synchronizes the stream
+ * as CANN requires behaves exactly as on the device.
+ *
+ * Every failing call returns its code and leaves one sentence for
+ * aclGetRecentErrMsg() naming the API, the argument, what was expected and
+ * what was given.
+ */
+#ifndef ACL_ACL_RT_H_
+#define ACL_ACL_RT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACL_EVENT_SYNC 0x00000001u
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002u
+#define ACL_EVENT_TIME_LINE 0x00000008u
+#define ACL_EVENT_DEVICE_USE_ONLY 0x00000010u
+#define ACL_EVENT_EXTERNAL 0x00000020u
+
+#define ACL_STREAM_FAST_LAUNCH 0x00000001u
+#define ACL_STREAM_FAST_SYNC 0x00000002u
+#define ACL_STREAM_PERSISTENT 0x00000004u
+#define ACL_STREAM_HUGE 0x00000008u
+
+/** Where the calling process runs. aclnn_emu always reports ACL_HOST. */
+typedef enum aclrtRunMode {
+    ACL_DEVICE = 0,
+    ACL_HOST = 1
+} aclrtRunMode;
+
+/** Direction of a copy. Kinds 6 and 7 are rejected by aclrtMemcpy. */
+typedef enum aclrtMemcpyKind {
+    ACL_MEMCPY_HOST_TO_HOST = 0,
+    ACL_MEMCPY_HOST_TO_DEVICE = 1,
+    ACL_MEMCPY_DEVICE_TO_HOST = 2,
+    ACL_MEMCPY_DEVICE_TO_DEVICE = 3,
+    ACL_MEMCPY_DEFAULT = 4,
+    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE = 5,
+    ACL_MEMCPY_INNER_DEVICE_TO_DEVICE = 6,
+    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE = 7
+} aclrtMemcpyKind;
+
+/**
+ * Allocation policy of aclrtMalloc. The HUGE policies back the block with
+ * transparent huge pages where the kernel offers them (first-touch page
+ * faults are then about 5x cheaper); NORMAL_ONLY uses ordinary pages. The
+ * flag bits (LOW/HIGH band width, read-only) are accepted and ignored.
+ */
+typedef enum aclrtMemMallocPolicy {
+    ACL_MEM_MALLOC_HUGE_FIRST = 0,
+    ACL_MEM_MALLOC_HUGE_ONLY = 1,
+    ACL_MEM_MALLOC_NORMAL_ONLY = 2,
+    ACL_MEM_MALLOC_HUGE_FIRST_P2P = 3,
+    ACL_MEM_MALLOC_HUGE_ONLY_P2P = 4,
+    ACL_MEM_MALLOC_NORMAL_ONLY_P2P = 5,
+    ACL_MEM_MALLOC_HUGE1G_ONLY = 6,
+    ACL_MEM_MALLOC_HUGE1G_ONLY_P2P = 7,
+    ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+    ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
+    ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000
+} aclrtMemMallocPolicy;
+
+/** Memory kind asked about by aclrtGetMemInfo. */
+typedef enum aclrtMemAttr {
+    ACL_DDR_MEM = 0,
+    ACL_HBM_MEM = 1,
+    ACL_DDR_MEM_HUGE = 2,
+    ACL_DDR_MEM_NORMAL = 3,
+    ACL_HBM_MEM_HUGE = 4,
+    ACL_HBM_MEM_NORMAL = 5,
+    ACL_DDR_MEM_P2P_HUGE = 6,
+    ACL_DDR_MEM_P2P_NORMAL = 7,
+    ACL_HBM_MEM_P2P_HUGE = 8,
+    ACL_HBM_MEM_P2P_NORMAL = 9,
+    ACL_HBM_MEM_HUGE1G = 10,
+    ACL_HBM_MEM_P2P_HUGE1G = 11
+} aclrtMemAttr;
+
+typedef enum aclrtEventStatus {
+    ACL_EVENT_STATUS_COMPLETE = 0,
+    ACL_EVENT_STATUS_NOT_READY = 1,
+    ACL_EVENT_STATUS_RESERVED = 2
+} aclrtEventStatus;
+
+typedef enum aclrtEventRecordedStatus {
+    ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+    ACL_EVENT_RECORDED_STATUS_COMPLETE = 1
+} aclrtEventRecordedStatus;
+
+typedef enum aclrtStreamStatus {
+    ACL_STREAM_STATUS_COMPLETE = 0,
+    ACL_STREAM_STATUS_NOT_READY = 1,
+    ACL_STREAM_STATUS_RESERVED = 0xFFFF
+} aclrtStreamStatus;
+
+typedef enum aclrtCallbackBlockType {
+    ACL_CALLBACK_NO_BLOCK = 0,
+    ACL_CALLBACK_BLOCK = 1
+} aclrtCallbackBlockType;
+
+/* ---------------------------------------------------------------- devices */
+
+/**
+ * Makes @p deviceId the current device of the calling thread.
+ * @param deviceId must be 0: aclnn_emu emulates exactly one device.
+ * @return ACL_SUCCESS; ACL_ERROR_RT_INVALID_DEVICEID (107001) for any other id.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId);
+
+/**
+ * Releases the device set by aclrtSetDevice. Streams and memory stay valid
+ * until destroyed or freed (the emulator keeps no per-device resources).
+ * @return ACL_SUCCESS; ACL_ERROR_RT_INVALID_DEVICEID (107001) for an id other than 0.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
+
+/**
+ * Reports the current device of the calling thread.
+ * @param deviceId out: 0 once aclrtSetDevice(0) was called by this thread.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL;
+ *         ACL_ERROR_RT_CONTEXT_NULL (107002) when no device was set.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
+
+/**
+ * Reports the number of devices: always 1.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
+
+/**
+ * Waits until all work queued on every stream is done.
+ * @return ACL_SUCCESS.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
+
+/**
+ * Name of the emulated product ("Ascend910B" by default; set with the
+ * environment variable ACLNN_EMU_SOC or aclnnEmuSetSocName()). Product-
+ * specific operator rules follow this name.
+ * @return a static string; never NULL.
+ */
+ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
+
+/**
+ * Reports where the process runs.
+ * @param runMode out: always ACL_HOST.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode);
+
+/* --------------------------------------------------------------- contexts */
+
+/**
+ * Creates a context on @p deviceId (must be 0) and makes it current.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL @p context;
+ *         ACL_ERROR_RT_INVALID_DEVICEID (107001) for another device id;
+ *         ACL_ERROR_BAD_ALLOC (200000) when out of memory.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+
+/**
+ * Destroys a context made by aclrtCreateContext.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or an unknown handle.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context);
+
+/**
+ * Makes @p context current for the calling thread.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or an unknown handle.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context);
+
+/**
+ * Reports the current context of the calling thread.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL;
+ *         ACL_ERROR_RT_CONTEXT_NULL (107002) when the thread has none.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
+
+/* ---------------------------------------------------------------- streams */
+
+/**
+ * Creates a stream: an ordered queue of work (operator launches, async
+ * copies and memsets). NULL may be used wherever a stream is expected and
+ * means the default stream.
+ * @param stream out: the new stream; release it with aclrtDestroyStream.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL;
+ *         ACL_ERROR_BAD_ALLOC (200000) when out of memory.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
+
+/**
+ * As aclrtCreateStream; @p priority and @p flag (ACL_STREAM_*) are
+ * accepted and have no effect on the host.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
+
+/**
+ * Waits for the stream's work, then destroys it.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or a
+ *         handle that is not a live stream.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
+
+/**
+ * Blocks until all work queued on @p stream (NULL: the default stream) is done.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for a handle that
+ *         is not a live stream.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
+
+/**
+ * As aclrtSynchronizeStream, giving up after @p timeout milliseconds
+ * (-1: wait forever).
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for a bad handle or
+ *         a timeout below -1; ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (507046) on timeout.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+
+/**
+ * Reports whether all work queued on @p stream is done.
+ * @param status out: ACL_STREAM_STATUS_COMPLETE or ACL_STREAM_STATUS_NOT_READY.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL @p status
+ *         or a bad stream handle.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
+
+/**
+ * Makes later work on @p stream wait until @p event has completed.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for a NULL or unknown
+ *         event or an unknown stream.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+
+/* ----------------------------------------------------------------- events */
+
+/**
+ * Creates an event: a marker that can be recorded on a stream.
+ * @param event out: release it with aclrtDestroyEvent.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL;
+ *         ACL_ERROR_BAD_ALLOC (200000) when out of memory.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
+
+/** As aclrtCreateEvent with ACL_EVENT_* flags (recorded, otherwise no effect). */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+
+/** As aclrtCreateEventWithFlag. */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+
+/**
+ * Records @p event on @p stream: it completes when the work queued before
+ * it is done, and takes a timestamp then.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for a NULL or unknown
+ *         event or an unknown stream.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+
+/**
+ * Returns @p event to the not-recorded state.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for bad handles.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+
+/**
+ * Reports whether the work before the last record of @p event is done.
+ * @param status out: ACL_EVENT_RECORDED_STATUS_COMPLETE or _NOT_READY
+ *        (NOT_READY also for an event that was never recorded).
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or bad handles.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+
+/**
+ * Blocks until @p event has completed (at once for an unrecorded event).
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or an unknown event.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
+
+/**
+ * Milliseconds between two completed events.
+ * @param ms out: end minus start, in milliseconds (microsecond resolution).
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or unknown
+ *         handles; ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID (107006) when either
+ *         event was not recorded.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+
+/**
+ * Destroys an event.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or an unknown event.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
+
+/* ----------------------------------------------------------------- memory */
+
+/**
+ * Allocates @p size bytes of device memory, aligned to at least 64 bytes.
+ * The block is recorded in the device allocation table until aclrtFree.
+ * @param devPtr out: the block; left untouched on failure.
+ * @param policy ACL_MEM_MALLOC_*: the HUGE policies ask for transparent huge pages.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL @p devPtr,
+ *         @p size 0 or an unknown policy; ACL_ERROR_RT_MEMORY_ALLOCATION
+ *         (207001) when the host is out of memory.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+
+/** As aclrtMalloc (every block is at least 64-byte aligned anyway). */
+ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+
+/**
+ * Frees a block from aclrtMalloc.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL, or for a
+ *         pointer that is not the start of a live device block (never
+ *         allocated, already freed, or host memory).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
+
+/**
+ * Allocates @p size bytes of page-locked host memory (64-byte aligned).
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or size 0;
+ *         ACL_ERROR_RT_MEMORY_ALLOCATION (207001) when out of memory.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
+
+/**
+ * Frees memory from aclrtMallocHost.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or a
+ *         pointer that aclrtMallocHost did not return.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
+
+/**
+ * Sets @p count bytes at @p devPtr to (unsigned char)@p value.
+ * @param maxCount the size of the destination; @p count must not exceed it.
+ * @return ACL_SUCCESS (also for count 0, which does nothing);
+ *         ACL_ERROR_INVALID_PARAM (100000) for NULL @p devPtr;
+ *         ACL_ERROR_RT_PARAM_INVALID (107000) when count > maxCount.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+
+/** aclrtMemset queued on @p stream (NULL: the default stream); same codes,
+ *  plus ACL_ERROR_INVALID_PARAM for an unknown stream. */
+ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
+                                              aclrtStream stream);
+
+/**
+ * Copies @p count bytes from @p src to @p dst.
+ * @param destMax the size of the destination; @p count must not exceed it.
+ * @param kind ACL_MEMCPY_HOST_TO_HOST .. ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE.
+ * @return ACL_SUCCESS (also for count 0, which does nothing);
+ *         ACL_ERROR_INVALID_PARAM (100000) for NULL @p dst or @p src or a kind
+ *         outside 0..5; ACL_ERROR_RT_PARAM_INVALID (107000) when count > destMax.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                                         aclrtMemcpyKind kind);
+
+/** aclrtMemcpy queued on @p stream (NULL: the default stream); same codes,
+ *  plus ACL_ERROR_INVALID_PARAM for an unknown stream. */
+ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                                              aclrtMemcpyKind kind, aclrtStream stream);
+
+/**
+ * Reports the free and total device memory: the host's available and total
+ * physical memory.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL outputs or
+ *         an unknown attribute.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACL_ACL_RT_H_ */

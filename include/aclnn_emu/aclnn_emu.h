@@ -1,0 +1,95 @@
+/**
+ * @file aclnn_emu/aclnn_emu.h
+ * @brief aclnn_emu's own additions to the CANN surface.
+ *
+ * Nothing here exists in CANN: code that must also build against the real
+ * stack should include this header only under its own guard. Every setting
+ * is process wide and safe to change from any thread between operator
+ * launches; operators already planned keep running correctly (kernels are
+ * chosen when phase 2 runs).
+ *
+ * Environment variables read once, at the first use of the library:
+ *  - ACLNN_EMU_ISA=scalar|avx2|avx512   cap the SIMD level (default: best available);
+ *  - ACLNN_EMU_NUM_THREADS=N            worker threads (default: all usable cores);
+ *  - ACLNN_EMU_SOC=Ascend910B|Ascend910_93|Ascend910|Ascend950
+ *                                       emulated product (default Ascend910B);
+ *  - ACLNN_EMU_VERBOSE=1                log each kernel launch to stderr.
+ */
+#ifndef ACLNN_EMU_ACLNN_EMU_H_
+#define ACLNN_EMU_ACLNN_EMU_H_
+
+#include "aclnn/aclnn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ACLNN_EMU_VERSION_MAJOR 0
+#define ACLNN_EMU_VERSION_MINOR 1
+#define ACLNN_EMU_VERSION_PATCH 0
+
+/** The library version, "MAJOR.MINOR.PATCH". */
+ACL_FUNC_VISIBILITY const char *aclnnEmuVersion(void);
+
+/** SIMD instruction set levels, ordered: a cap allows its level and all below. */
+typedef enum aclnnEmuIsa {
+    ACLNN_EMU_ISA_SCALAR = 0, /**< portable C, any CPU */
+    ACLNN_EMU_ISA_AVX2 = 1,   /**< x86-64 AVX2 + FMA + F16C */
+    ACLNN_EMU_ISA_AVX512 = 2  /**< x86-64 AVX-512 F/BW/VL/DQ */
+} aclnnEmuIsa;
+
+/** The best level this CPU and OS support. */
+ACL_FUNC_VISIBILITY aclnnEmuIsa aclnnEmuGetDetectedIsa(void);
+
+/** The level kernels use now: min(detected, cap). */
+ACL_FUNC_VISIBILITY aclnnEmuIsa aclnnEmuGetIsa(void);
+
+/**
+ * Caps the SIMD level (overrides ACLNN_EMU_ISA). A cap above the detected
+ * level is allowed and means "the best available".
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for a value outside
+ *         the enum.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuSetIsaCap(aclnnEmuIsa cap);
+
+/** "scalar", "avx2" or "avx512"; "unknown" for other values. */
+ACL_FUNC_VISIBILITY const char *aclnnEmuIsaName(aclnnEmuIsa isa);
+
+/**
+ * Sets the number of threads kernels use (overrides ACLNN_EMU_NUM_THREADS).
+ * Results are bit-identical for every thread count.
+ * @param numThreads 1..1024, or 0 for all usable cores.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) outside 0..1024.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuSetNumThreads(int32_t numThreads);
+
+/** The number of threads kernels use now (>= 1). */
+ACL_FUNC_VISIBILITY int32_t aclnnEmuGetNumThreads(void);
+
+/**
+ * Selects the emulated product (overrides ACLNN_EMU_SOC); aclrtGetSocName()
+ * reports it and product-specific operator rules follow it.
+ * @param socName "Ascend910B" (Atlas A2, default), "Ascend910_93" (Atlas A3),
+ *        "Ascend910" (Atlas training series) or "Ascend950".
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or another name.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuSetSocName(const char *socName);
+
+/**
+ * The name of the kernel the calling thread's last phase 2 ran, for
+ * example "f32_silu_grad__avx2_u16", or "" when none ran (empty tensors).
+ * Valid until the thread's next phase 2.
+ */
+ACL_FUNC_VISIBILITY const char *aclnnEmuGetLastKernel(void);
+
+/**
+ * Frees an array returned by aclGetViewShape, aclGetStorageShape or
+ * aclGetViewStrides (for C callers; C++ callers may delete[] it). NULL is a no-op.
+ */
+ACL_FUNC_VISIBILITY void aclnnEmuFreeArray(int64_t *array);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLNN_EMU_ACLNN_EMU_H_ */

@@ -1,0 +1,198 @@
+/* Process-wide settings. Each is an atomic, initialised once from the
+ * environment (pthread_once) and changeable through aclnn_emu.h. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#include "common/emu.h"
+#include "kernels/isa.h"
+
+enum { EMU_MAX_THREADS = 1024 };
+
+typedef struct {
+    emu_soc soc;
+    const char *name;
+} soc_info;
+
+static const soc_info SOCS[] = {
+    {EMU_SOC_ASCEND910B, "Ascend910B"},
+    {EMU_SOC_ASCEND910_93, "Ascend910_93"},
+    {EMU_SOC_ASCEND910, "Ascend910"},
+    {EMU_SOC_ASCEND950, "Ascend950"},
+};
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static atomic_int soc_setting = EMU_SOC_ASCEND910B;
+static atomic_int threads_setting; /* 0 = all usable cores */
+static atomic_bool verbose_setting;
+static _Thread_local char last_kernel[128];
+
+static const soc_info *soc_by_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof SOCS / sizeof SOCS[0]; ++i) {
+        if (strcmp(SOCS[i].name, name) == 0) {
+            return &SOCS[i];
+        }
+    }
+    return NULL;
+}
+
+static void read_environment(void)
+{
+    const char *soc = getenv("ACLNN_EMU_SOC");
+    if (soc != NULL && soc[0] != '\0') {
+        const soc_info *info = soc_by_name(soc);
+        if (info != NULL) {
+            atomic_store(&soc_setting, (int)info->soc);
+        } else {
+            fprintf(stderr, "aclnn_emu: ignoring ACLNN_EMU_SOC=%s; expected Ascend910B, Ascend910_93, "
+                            "Ascend910 or Ascend950.\n", soc);
+        }
+    }
+    const char *threads = getenv("ACLNN_EMU_NUM_THREADS");
+    if (threads != NULL && threads[0] != '\0') {
+        char *end = NULL;
+        long n = strtol(threads, &end, 10);
+        if (*end == '\0' && n >= 0 && n <= EMU_MAX_THREADS) {
+            atomic_store(&threads_setting, (int)n);
+        } else {
+            fprintf(stderr, "aclnn_emu: ignoring ACLNN_EMU_NUM_THREADS=%s; expected 0..%d.\n", threads,
+                    EMU_MAX_THREADS);
+        }
+    }
+    const char *verbose = getenv("ACLNN_EMU_VERBOSE");
+    atomic_store(&verbose_setting, verbose != NULL && verbose[0] != '\0' && strcmp(verbose, "0") != 0);
+}
+
+static void ensure_environment(void)
+{
+    pthread_once(&env_once, read_environment);
+}
+
+emu_soc emu_soc_get(void)
+{
+    ensure_environment();
+    return (emu_soc)atomic_load(&soc_setting);
+}
+
+const char *aclrtGetSocName(void)
+{
+    emu_soc soc = emu_soc_get();
+    for (size_t i = 0; i < sizeof SOCS / sizeof SOCS[0]; ++i) {
+        if (SOCS[i].soc == soc) {
+            return SOCS[i].name;
+        }
+    }
+    return SOCS[0].name;
+}
+
+aclError aclnnEmuSetSocName(const char *socName)
+{
+    ensure_environment();
+    if (socName == NULL) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclnnEmuSetSocName: socName is NULL; expected Ascend910B, "
+                                                 "Ascend910_93, Ascend910 or Ascend950.");
+    }
+    const soc_info *info = soc_by_name(socName);
+    if (info == NULL) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclnnEmuSetSocName: socName is \"%.64s\"; expected Ascend910B, "
+                                                 "Ascend910_93, Ascend910 or Ascend950.", socName);
+    }
+    atomic_store(&soc_setting, (int)info->soc);
+    return ACL_SUCCESS;
+}
+
+static int usable_cores(void)
+{
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0) {
+            return n;
+        }
+    }
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)(n < EMU_MAX_THREADS ? n : EMU_MAX_THREADS) : 1;
+}
+
+int emu_num_threads(void)
+{
+    ensure_environment();
+    int n = atomic_load(&threads_setting);
+    return n > 0 ? n : usable_cores();
+}
+
+aclError aclnnEmuSetNumThreads(int32_t numThreads)
+{
+    ensure_environment();
+    if (numThreads < 0 || numThreads > EMU_MAX_THREADS) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclnnEmuSetNumThreads: numThreads is %d; expected 0 (all cores) "
+                                                 "to %d.", (int)numThreads, EMU_MAX_THREADS);
+    }
+    atomic_store(&threads_setting, numThreads);
+    return ACL_SUCCESS;
+}
+
+int32_t aclnnEmuGetNumThreads(void)
+{
+    return emu_num_threads();
+}
+
+bool emu_verbose(void)
+{
+    ensure_environment();
+    return atomic_load(&verbose_setting);
+}
+
+void emu_set_last_kernel(const char *name)
+{
+    snprintf(last_kernel, sizeof last_kernel, "%s", name != NULL ? name : "");
+}
+
+const char *aclnnEmuGetLastKernel(void)
+{
+    return last_kernel;
+}
+
+aclnnEmuIsa aclnnEmuGetDetectedIsa(void)
+{
+    return (aclnnEmuIsa)emu_isa_detected();
+}
+
+aclnnEmuIsa aclnnEmuGetIsa(void)
+{
+    return (aclnnEmuIsa)emu_isa_active();
+}
+
+aclError aclnnEmuSetIsaCap(aclnnEmuIsa cap)
+{
+    if ((int)cap < (int)ACLNN_EMU_ISA_SCALAR || (int)cap > (int)ACLNN_EMU_ISA_AVX512) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclnnEmuSetIsaCap: cap is %d; expected ACLNN_EMU_ISA_SCALAR (0), "
+                                                 "ACLNN_EMU_ISA_AVX2 (1) or ACLNN_EMU_ISA_AVX512 (2).", (int)cap);
+    }
+    emu_isa_set_cap((emu_isa)cap);
+    return ACL_SUCCESS;
+}
+
+const char *aclnnEmuIsaName(aclnnEmuIsa isa)
+{
+    if ((int)isa < (int)ACLNN_EMU_ISA_SCALAR || (int)isa > (int)ACLNN_EMU_ISA_AVX512) {
+        return "unknown";
+    }
+    return emu_isa_name((emu_isa)isa);
+}
+
+const char *aclnnEmuVersion(void)
+{
+    return "0.1.0";
+}

@@ -1,0 +1,91 @@
+/*
+ * Internal: the one definition of the SiLU math. emu_silu_sigmoid_() is the
+ * reference algorithm; avx2.c and avx512.c repeat it step by step with the
+ * same constants, the same fma placement and the same operand order, which
+ * is what makes all ISAs bit-identical. Change all three together.
+ */
+#ifndef ACLNN_EMU_KERNELS_SILU_ALGO_H
+#define ACLNN_EMU_KERNELS_SILU_ALGO_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/silu/silu.h"
+
+/* -|x| is clamped here so that n = round(a*log2(e)) stays within [-127, 0]:
+ * the magic-number rounding and the exponent-bit construction of 2^n are
+ * then valid. */
+#define EMU_SILU_CLAMP (-88.0f)
+/* exp(a) is returned as 0 below this; above it, p * 2^n is a normal number
+ * (ln(FLT_MIN) = -87.3365). */
+#define EMU_SILU_UNDERFLOW (-87.3f)
+#define EMU_SILU_LOG2E 1.44269504088896341f
+/* 1.5 * 2^23: z = a*log2e + MAGIC rounds a*log2e to an integer n (RNE), and
+ * the low mantissa bits of z hold n in two's complement. */
+#define EMU_SILU_MAGIC 12582912.0f
+#define EMU_SILU_MAGIC_BITS 0x4B400000u
+/* ln 2 = LN2_HI + LN2_LO; LN2_HI has 9 significant bits so n*LN2_HI is exact. */
+#define EMU_SILU_LN2_HI 0.693359375f
+#define EMU_SILU_LN2_LO (-2.12194440e-4f)
+/* exp(r) ~= 1 + r + r^2 * (P5 + r*(P4 + ... + r*P0)) on |r| <= ln2/2 (Cephes expf). */
+#define EMU_SILU_P0 1.9875691500e-4f
+#define EMU_SILU_P1 1.3981999507e-3f
+#define EMU_SILU_P2 8.3334519073e-3f
+#define EMU_SILU_P3 4.1665795894e-2f
+#define EMU_SILU_P4 1.6666665459e-1f
+#define EMU_SILU_P5 5.0000001201e-1f
+
+/* exp(a) for a = -|x|, with a NaN kept NaN. */
+static inline float emu_silu_exp_neg_(float a) {
+    /* Written so that NaN fails the test and passes through, like
+     * SIMD max(CLAMP, a) which returns its second operand on NaN. */
+    a = (a < EMU_SILU_CLAMP) ? EMU_SILU_CLAMP : a;
+    const float z = fmaf(a, EMU_SILU_LOG2E, EMU_SILU_MAGIC);
+    const float nf = z - EMU_SILU_MAGIC;
+    uint32_t zb;
+    memcpy(&zb, &z, sizeof zb);
+    /* (MAGIC_BITS + n) << 23 == n << 23 because MAGIC_BITS's low 9 bits are 0;
+     * no float->int conversion, so a NaN z is harmless (its garbage scale
+     * is multiplied by a NaN polynomial below). */
+    const uint32_t sb = (zb << 23) + 0x3F800000u;
+    float scale;
+    memcpy(&scale, &sb, sizeof scale);
+
+    float r = fmaf(nf, -EMU_SILU_LN2_HI, a);
+    r = fmaf(nf, -EMU_SILU_LN2_LO, r);
+    float p = EMU_SILU_P0;
+    p = fmaf(p, r, EMU_SILU_P1);
+    p = fmaf(p, r, EMU_SILU_P2);
+    p = fmaf(p, r, EMU_SILU_P3);
+    p = fmaf(p, r, EMU_SILU_P4);
+    p = fmaf(p, r, EMU_SILU_P5);
+    p = fmaf(p, r, 1.0f);
+    p = fmaf(p, r, 1.0f);
+    const float t = p * scale;
+    return (a < EMU_SILU_UNDERFLOW) ? 0.0f : t;
+}
+
+/* s = sigmoid(x) and oms = 1 - s, each computed without cancellation. */
+static inline float emu_silu_sigmoid_(float x, float* oms) {
+    const float t = emu_silu_exp_neg_(-fabsf(x));
+    const float q = 1.0f / (1.0f + t);
+    const float tq = t * q;
+    const int pos = x >= 0.0f;
+    *oms = pos ? tq : q;
+    return pos ? q : tq;
+}
+
+#define EMU_SILU_DECLARE(isa, u)                                                        \
+    void emu_f32_silu__##isa##_##u(size_t n, const float* x, float* y);                 \
+    void emu_f32_silu_grad__##isa##_##u(size_t n, const float* dy, const float* x, float* dx);
+
+EMU_SILU_DECLARE(scalar, u1)
+#if defined(EMU_HAVE_X86_KERNELS)
+EMU_SILU_DECLARE(avx2, u16)
+EMU_SILU_DECLARE(avx512, u32)
+#endif
+
+#undef EMU_SILU_DECLARE
+
+#endif

@@ -1,0 +1,87 @@
+/* AVX-512 SiLU: two zmm per iteration, then one, then a masked tail (masked
+ * loads never fault on masked-off elements). Mirrors algo.h step by step. */
+#include <immintrin.h>
+
+#include "kernels/silu/algo.h"
+
+static inline __m512 exp_neg_16(__m512 a) {
+    a = _mm512_max_ps(_mm512_set1_ps(EMU_SILU_CLAMP), a); /* NaN a passes through */
+    const __m512 magic = _mm512_set1_ps(EMU_SILU_MAGIC);
+    const __m512 z = _mm512_fmadd_ps(a, _mm512_set1_ps(EMU_SILU_LOG2E), magic);
+    const __m512 nf = _mm512_sub_ps(z, magic);
+    const __m512 scale = _mm512_castsi512_ps(_mm512_add_epi32(
+        _mm512_slli_epi32(_mm512_castps_si512(z), 23), _mm512_set1_epi32(0x3F800000)));
+
+    __m512 r = _mm512_fmadd_ps(nf, _mm512_set1_ps(-EMU_SILU_LN2_HI), a);
+    r = _mm512_fmadd_ps(nf, _mm512_set1_ps(-EMU_SILU_LN2_LO), r);
+    __m512 p = _mm512_set1_ps(EMU_SILU_P0);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P1));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P2));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P3));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P4));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P5));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    const __m512 t = _mm512_mul_ps(p, scale);
+    const __mmask16 under = _mm512_cmp_ps_mask(a, _mm512_set1_ps(EMU_SILU_UNDERFLOW), _CMP_LT_OQ);
+    return _mm512_maskz_mov_ps((__mmask16)~under, t);
+}
+
+static inline __m512 sigmoid_16(__m512 x, __m512* oms) {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 t = exp_neg_16(_mm512_or_ps(x, _mm512_set1_ps(-0.0f)));
+    const __m512 q = _mm512_div_ps(one, _mm512_add_ps(one, t));
+    const __m512 tq = _mm512_mul_ps(t, q);
+    const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
+    *oms = _mm512_mask_blend_ps(pos, q, tq);
+    return _mm512_mask_blend_ps(pos, tq, q);
+}
+
+static inline __m512 silu_16(__m512 x) {
+    __m512 oms;
+    const __m512 s = sigmoid_16(x, &oms);
+    return _mm512_mul_ps(x, s);
+}
+
+static inline __m512 silu_grad_16(__m512 dy, __m512 x) {
+    __m512 oms;
+    const __m512 s = sigmoid_16(x, &oms);
+    return _mm512_mul_ps(_mm512_mul_ps(dy, s), _mm512_fmadd_ps(x, oms, _mm512_set1_ps(1.0f)));
+}
+
+void emu_f32_silu__avx512_u32(size_t n, const float* x, float* y) {
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 y0 = silu_16(_mm512_loadu_ps(x + i));
+        const __m512 y1 = silu_16(_mm512_loadu_ps(x + i + 16));
+        _mm512_storeu_ps(y + i, y0);
+        _mm512_storeu_ps(y + i + 16, y1);
+    }
+    if (i + 16 <= n) {
+        _mm512_storeu_ps(y + i, silu_16(_mm512_loadu_ps(x + i)));
+        i += 16;
+    }
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        _mm512_mask_storeu_ps(y + i, m, silu_16(_mm512_maskz_loadu_ps(m, x + i)));
+    }
+}
+
+void emu_f32_silu_grad__avx512_u32(size_t n, const float* dy, const float* x, float* dx) {
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 d0 = silu_grad_16(_mm512_loadu_ps(dy + i), _mm512_loadu_ps(x + i));
+        const __m512 d1 = silu_grad_16(_mm512_loadu_ps(dy + i + 16), _mm512_loadu_ps(x + i + 16));
+        _mm512_storeu_ps(dx + i, d0);
+        _mm512_storeu_ps(dx + i + 16, d1);
+    }
+    if (i + 16 <= n) {
+        _mm512_storeu_ps(dx + i, silu_grad_16(_mm512_loadu_ps(dy + i), _mm512_loadu_ps(x + i)));
+        i += 16;
+    }
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        const __m512 d = silu_grad_16(_mm512_maskz_loadu_ps(m, dy + i), _mm512_maskz_loadu_ps(m, x + i));
+        _mm512_mask_storeu_ps(dx + i, m, d);
+    }
+}

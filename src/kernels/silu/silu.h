@@ -1,0 +1,60 @@
+/*
+ * SiLU forward and backward on contiguous fp32 arrays.
+ *   silu:      y  = x * sigmoid(x)
+ *   silu_grad: dx = dy * s * (1 + x * (1 - s)),  s = sigmoid(x)
+ *
+ * Algorithm (identical operation by operation in every ISA, see algo.h, so
+ * all implementations are bit-identical for every non-NaN result; the files
+ * are compiled with -ffp-contract=off and use real IEEE division):
+ *   t   = exp(-|x|) in [0, 1]: own polynomial exp (Cephes expf range
+ *         reduction and coefficients), flushed to 0 where -|x| < -87.3 so no
+ *         subnormal is ever produced;
+ *   q   = 1 / (1 + t);
+ *   s   = x >= 0 ? q : t*q;   1 - s = x >= 0 ? t*q : q
+ *   (neither form cancels, overflows or computes inf*0 for finite x).
+ *   y   = x * s;   dx = (dy * s) * fma(x, 1 - s, 1).
+ *
+ * Accuracy (against long double / double references):
+ * silu is within 3.61 ULP for every float x in [-87, 88.7] (exhaustive).
+ * silu_grad is within ~4.2 ULP of the size of its terms,
+ * |dy*s| * (1 + |x*(1-s)|), but 1 + x*(1 - s) crosses zero near
+ * x = -1.2785, so its *relative* error grows without bound as x approaches
+ * that point (inherent to evaluating the factor in float).
+ * For x < -87.3, sigmoid is flushed to 0, so y = -0 and dx = +-0 where the
+ * exact result would be a tiny normal number (|y| < 1e-35).
+ *
+ * Specials (what x*sigmoid(x) gives in float arithmetic):
+ *   silu(+inf) = +inf, silu(-inf) = NaN (-inf * 0), silu(NaN) = NaN;
+ *   silu_grad(+-inf) = NaN (inf * 0), silu_grad with x or dy NaN = NaN.
+ * NaN payloads/signs are not guaranteed to match across ISAs.
+ * Kernels never read or write past n; n == 0 is allowed.
+ */
+#ifndef ACLNN_EMU_KERNELS_SILU_H
+#define ACLNN_EMU_KERNELS_SILU_H
+
+#include <stddef.h>
+
+#include "kernels/isa.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef void (*emu_silu_fn)(size_t n, const float* x, float* y);
+typedef void (*emu_silu_grad_fn)(size_t n, const float* dy, const float* x, float* dx);
+
+typedef struct {
+    emu_silu_fn silu;
+    emu_silu_grad_fn silu_grad;
+    const char* silu_name;      /* e.g. "f32_silu__avx2_u16" */
+    const char* silu_grad_name; /* e.g. "f32_silu_grad__avx2_u16" */
+} emu_silu_kernels;
+
+/* Best implementation whose level is <= isa (pass emu_isa_active()). Never NULL. */
+const emu_silu_kernels* emu_silu_select(emu_isa isa);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

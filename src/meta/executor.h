@@ -1,0 +1,48 @@
+/* aclOpExecutor: what phase 1 planned and phase 2 runs.
+ *
+ * Phase 1 copies every tensor view into the executor (so later changes to
+ * the caller's descriptors do not leak in), stores an op-specific plan in
+ * `plan`, and reports the workspace. Phase 2 goes through
+ * emu_executor_run, the one place that checks executor state, workspace and
+ * stream before launching `run` on the stream. */
+#ifndef EMU_META_EXECUTOR_H_
+#define EMU_META_EXECUTOR_H_
+
+#include "meta/tensor.h"
+
+enum { EMU_MAX_OP_TENSORS = 16, EMU_PLAN_BYTES = 512 };
+
+typedef struct aclOpExecutor aclOpExecutor;
+
+/* Runs the plan. `workspace` is at least workspace_size bytes (or NULL when
+ * that is 0). Returns the name of the kernel that ran ("" for none). */
+typedef const char *(*emu_run_fn)(aclOpExecutor *executor, void *workspace);
+
+struct aclOpExecutor {
+    const char *api; /* phase-2 name, e.g. "aclnnSiluBackward" */
+    bool repeatable;
+    uint64_t workspace_size;
+    int input_count;
+    int output_count;
+    bool present[EMU_MAX_OP_TENSORS]; /* optional inputs given as NULL are absent */
+    emu_view tensors[EMU_MAX_OP_TENSORS]; /* inputs, then outputs */
+    emu_run_fn run;
+    _Alignas(64) unsigned char plan[EMU_PLAN_BYTES];
+};
+
+/* A new, registered executor with no tensors; NULL (message set) when out of memory. */
+aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_api, int input_count,
+                                   int output_count);
+/* Copies the view of `tensor` (may be NULL for absent optional inputs) to slot `index`. */
+void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tensor);
+/* Ends a successful phase 1: hands the executor and its workspace size out. */
+aclnnStatus emu_executor_publish(aclOpExecutor *executor, emu_run_fn run, uint64_t workspace_size,
+                                 uint64_t *workspace_size_out, aclOpExecutor **executor_out);
+/* Releases an executor that phase 1 could not finish. */
+void emu_executor_discard(aclOpExecutor *executor);
+
+/* The whole of every operator's phase 2. */
+aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
+                             aclrtStream stream);
+
+#endif /* EMU_META_EXECUTOR_H_ */

@@ -1,0 +1,360 @@
+/* aclTensor: creation, validation, getters and address management. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta/shape_array.h"
+#include "meta/tensor.h"
+
+typedef struct {
+    const int64_t *view_dims;
+    uint64_t view_rank;
+    aclDataType dtype;
+    const int64_t *strides;
+    int64_t offset;
+    aclFormat format;
+    const int64_t *storage_dims;
+    uint64_t storage_rank;
+    void *data;
+} tensor_args;
+
+/* Validates the arguments and fills `out`; returns 0, 161001 or 161002. */
+static aclnnStatus build_tensor(const char *api, const tensor_args *args, struct aclTensor *out)
+{
+    if (args->view_dims == NULL && args->view_rank > 0) {
+        return emu_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: viewDims is NULL but viewDimsNum is %llu; expected a shape "
+                                                 "array of that length.", api, (unsigned long long)args->view_rank);
+    }
+    if (args->storage_dims == NULL && args->storage_rank > 0) {
+        return emu_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: storageDims is NULL but storageDimsNum is %llu; expected a "
+                                                 "shape array of that length.", api,
+                        (unsigned long long)args->storage_rank);
+    }
+    if (args->view_rank > EMU_MAX_DIMS || args->storage_rank > EMU_MAX_DIMS) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s is %llu; expected at most %d dimensions.", api,
+                        args->view_rank > EMU_MAX_DIMS ? "viewDimsNum" : "storageDimsNum",
+                        (unsigned long long)(args->view_rank > EMU_MAX_DIMS ? args->view_rank : args->storage_rank),
+                        EMU_MAX_DIMS);
+    }
+    if (args->offset < 0) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: offset is %lld; expected a non-negative element offset.", api,
+                        (long long)args->offset);
+    }
+    memset(out, 0, sizeof *out);
+    out->view.dtype = args->dtype;
+    out->view.rank = (int32_t)args->view_rank;
+    out->view.offset = args->offset;
+    out->view.data = args->data;
+    out->format = args->format;
+    out->storage_rank = (int32_t)args->storage_rank;
+    for (uint64_t i = 0; i < args->view_rank; ++i) {
+        if (args->view_dims[i] < 0) {
+            return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: viewDims[%llu] is %lld; expected a non-negative size.", api,
+                            (unsigned long long)i, (long long)args->view_dims[i]);
+        }
+        out->view.shape[i] = args->view_dims[i];
+    }
+    for (uint64_t i = 0; i < args->storage_rank; ++i) {
+        if (args->storage_dims[i] < 0) {
+            return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: storageDims[%llu] is %lld; expected a non-negative size.",
+                            api, (unsigned long long)i, (long long)args->storage_dims[i]);
+        }
+        out->storage[i] = args->storage_dims[i];
+    }
+    if (args->strides != NULL) {
+        for (uint64_t i = 0; i < args->view_rank; ++i) {
+            if (args->strides[i] < 0) {
+                return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: stride[%llu] is %lld; expected a non-negative "
+                                                         "element stride.", api, (unsigned long long)i,
+                                (long long)args->strides[i]);
+            }
+            out->view.strides[i] = args->strides[i];
+        }
+    } else {
+        int64_t running = 1;
+        for (int64_t i = (int64_t)args->view_rank - 1; i >= 0; --i) {
+            out->view.strides[i] = running;
+            running *= out->view.shape[i] > 0 ? out->view.shape[i] : 1;
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t *stride,
+                           int64_t offset, aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
+                           void *tensorData)
+{
+    tensor_args args = {viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum,
+                        tensorData};
+    struct aclTensor *tensor = malloc(sizeof *tensor);
+    if (tensor == NULL) {
+        emu_set_message("aclCreateTensor: out of host memory.");
+        return NULL;
+    }
+    if (build_tensor("aclCreateTensor", &args, tensor) != ACLNN_SUCCESS) {
+        free(tensor);
+        return NULL;
+    }
+    return tensor;
+}
+
+aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                          const int64_t *stride, int64_t offset, aclFormat format, const int64_t *storageDims,
+                          uint64_t storageDimsNum, void *tensorData)
+{
+    if (tensor == NULL) {
+        return emu_fail(ACLNN_ERR_PARAM_NULLPTR, "aclInitTensor: tensor is NULL; expected a tensor from "
+                                                 "aclCreateTensor.");
+    }
+    tensor_args args = {viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum,
+                        tensorData};
+    struct aclTensor rebuilt;
+    aclnnStatus status = build_tensor("aclInitTensor", &args, &rebuilt);
+    if (status == ACLNN_SUCCESS) {
+        *tensor = rebuilt;
+    }
+    return status;
+}
+
+aclnnStatus aclDestroyTensor(const aclTensor *tensor)
+{
+    free((void *)tensor);
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus null_argument(const char *api, const char *name)
+{
+    return emu_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL; expected a valid pointer.", api, name);
+}
+
+static aclnnStatus copy_dims(const char *api, const aclTensor *tensor, const int64_t *dims, int32_t rank,
+                             int64_t **out, uint64_t *out_rank, const char *out_name, const char *rank_name)
+{
+    if (tensor == NULL) {
+        return null_argument(api, "tensor");
+    }
+    if (out == NULL) {
+        return null_argument(api, out_name);
+    }
+    if (out_rank == NULL) {
+        return null_argument(api, rank_name);
+    }
+    int64_t *copy = NULL;
+    if (rank > 0) {
+        copy = emu_new_int64_array((size_t)rank);
+        if (copy == NULL) {
+            return emu_fail(ACLNN_ERR_INNER, "%s: out of host memory.", api);
+        }
+        memcpy(copy, dims, (size_t)rank * sizeof *copy);
+    }
+    *out = copy;
+    *out_rank = (uint64_t)rank;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum)
+{
+    return copy_dims("aclGetViewShape", tensor, tensor ? tensor->view.shape : NULL, tensor ? tensor->view.rank : 0,
+                     viewDims, viewDimsNum, "viewDims", "viewDimsNum");
+}
+
+aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims, uint64_t *storageDimsNum)
+{
+    return copy_dims("aclGetStorageShape", tensor, tensor ? tensor->storage : NULL, tensor ? tensor->storage_rank : 0,
+                     storageDims, storageDimsNum, "storageDims", "storageDimsNum");
+}
+
+aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue, uint64_t *stridesNum)
+{
+    return copy_dims("aclGetViewStrides", tensor, tensor ? tensor->view.strides : NULL,
+                     tensor ? tensor->view.rank : 0, stridesValue, stridesNum, "stridesValue", "stridesNum");
+}
+
+aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset)
+{
+    if (tensor == NULL || offset == NULL) {
+        return null_argument("aclGetViewOffset", tensor == NULL ? "tensor" : "offset");
+    }
+    *offset = tensor->view.offset;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format)
+{
+    if (tensor == NULL || format == NULL) {
+        return null_argument("aclGetFormat", tensor == NULL ? "tensor" : "format");
+    }
+    *format = tensor->format;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType)
+{
+    if (tensor == NULL || dataType == NULL) {
+        return null_argument("aclGetDataType", tensor == NULL ? "tensor" : "dataType");
+    }
+    *dataType = tensor->view.dtype;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr)
+{
+    if (tensor == NULL) {
+        return null_argument("aclSetRawTensorAddr", "tensor");
+    }
+    tensor->view.data = addr;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr)
+{
+    if (tensor == NULL || addr == NULL) {
+        return null_argument("aclGetRawTensorAddr", tensor == NULL ? "tensor" : "addr");
+    }
+    *addr = tensor->view.data;
+    return ACLNN_SUCCESS;
+}
+
+/* ---- view helpers ---- */
+
+int64_t emu_view_numel(const emu_view *view)
+{
+    int64_t n = 1;
+    for (int32_t i = 0; i < view->rank; ++i) {
+        n *= view->shape[i];
+    }
+    return n;
+}
+
+bool emu_view_is_empty(const emu_view *view)
+{
+    for (int32_t i = 0; i < view->rank; ++i) {
+        if (view->shape[i] == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool emu_view_is_contiguous(const emu_view *view)
+{
+    int64_t expected = 1;
+    for (int32_t i = view->rank - 1; i >= 0; --i) {
+        if (view->shape[i] != 1 && view->strides[i] != expected) {
+            return false;
+        }
+        expected *= view->shape[i];
+    }
+    return true;
+}
+
+bool emu_view_same_shape(const emu_view *a, const emu_view *b)
+{
+    if (a->rank != b->rank) {
+        return false;
+    }
+    for (int32_t i = 0; i < a->rank; ++i) {
+        if (a->shape[i] != b->shape[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+const char *emu_shape_string(const emu_view *view, char *buf, size_t size)
+{
+    size_t used = 0;
+    used += (size_t)snprintf(buf, size, "[");
+    for (int32_t i = 0; i < view->rank && used < size; ++i) {
+        used += (size_t)snprintf(buf + used, size - used, i ? ", %lld" : "%lld", (long long)view->shape[i]);
+    }
+    if (used < size) {
+        snprintf(buf + used, size - used, "]");
+    }
+    return buf;
+}
+
+/* Merges dimensions that are dense with respect to each other and drops
+ * size-1 dimensions, so the copy loops run over as few, long rows as possible. */
+static int32_t compact(const emu_view *view, int64_t *shape, int64_t *strides)
+{
+    int32_t rank = 0;
+    for (int32_t i = 0; i < view->rank; ++i) {
+        if (view->shape[i] == 1) {
+            continue;
+        }
+        if (rank > 0 && strides[rank - 1] == view->strides[i] * view->shape[i]) {
+            shape[rank - 1] *= view->shape[i];
+            strides[rank - 1] = view->strides[i];
+        } else {
+            shape[rank] = view->shape[i];
+            strides[rank] = view->strides[i];
+            ++rank;
+        }
+    }
+    return rank;
+}
+
+/* Visits every row (innermost dimension) of the view in row-major order. */
+static void copy_rows(const emu_view *view, char *dense, bool to_dense)
+{
+    int64_t shape[EMU_MAX_DIMS], strides[EMU_MAX_DIMS], index[EMU_MAX_DIMS] = {0};
+    int32_t rank = compact(view, shape, strides);
+    size_t elem = emu_dtype_size(view->dtype);
+    char *origin = emu_view_origin(view);
+    if (rank == 0) {
+        if (to_dense) {
+            memcpy(dense, origin, elem);
+        } else {
+            memcpy(origin, dense, elem);
+        }
+        return;
+    }
+    int64_t row = shape[rank - 1];
+    int64_t step = strides[rank - 1] * (int64_t)elem;
+    for (;;) {
+        int64_t start = 0;
+        for (int32_t i = 0; i < rank - 1; ++i) {
+            start += index[i] * strides[i];
+        }
+        char *strided = origin + start * (int64_t)elem;
+        if (step == (int64_t)elem) {
+            if (to_dense) {
+                memcpy(dense, strided, (size_t)row * elem);
+            } else {
+                memcpy(strided, dense, (size_t)row * elem);
+            }
+        } else {
+            for (int64_t j = 0; j < row; ++j) {
+                if (to_dense) {
+                    memcpy(dense + j * (int64_t)elem, strided + j * step, elem);
+                } else {
+                    memcpy(strided + j * step, dense + j * (int64_t)elem, elem);
+                }
+            }
+        }
+        dense += row * (int64_t)elem;
+        int32_t d = rank - 2;
+        while (d >= 0 && ++index[d] == shape[d]) {
+            index[d] = 0;
+            --d;
+        }
+        if (d < 0) {
+            return;
+        }
+    }
+}
+
+void emu_view_gather(const emu_view *view, void *dense)
+{
+    if (!emu_view_is_empty(view)) {
+        copy_rows(view, dense, true);
+    }
+}
+
+void emu_view_scatter(const void *dense, const emu_view *view)
+{
+    if (!emu_view_is_empty(view)) {
+        copy_rows(view, (char *)dense, false);
+    }
+}

@@ -1,0 +1,44 @@
+/* Internal layout of aclTensor and the plain-data view the op layer uses. */
+#ifndef EMU_META_TENSOR_H_
+#define EMU_META_TENSOR_H_
+
+#include "common/emu.h"
+
+enum { EMU_MAX_DIMS = 32 };
+
+/* What a kernel plan needs of a tensor: dtype, shape, strides and offset in
+ * elements, and the storage address. Copied into executors at phase 1. */
+typedef struct {
+    aclDataType dtype;
+    int32_t rank;
+    int64_t shape[EMU_MAX_DIMS];
+    int64_t strides[EMU_MAX_DIMS];
+    int64_t offset;
+    void *data;
+} emu_view;
+
+struct aclTensor {
+    emu_view view;
+    aclFormat format;
+    int32_t storage_rank;
+    int64_t storage[EMU_MAX_DIMS];
+};
+
+int64_t emu_view_numel(const emu_view *view);
+bool emu_view_is_empty(const emu_view *view); /* some dimension is 0 (a 0-d tensor is not empty) */
+/* Row-major dense from data + offset (dimensions of size 1 may have any stride). */
+bool emu_view_is_contiguous(const emu_view *view);
+bool emu_view_same_shape(const emu_view *a, const emu_view *b);
+/* Writes "[2, 3]" into buf. */
+const char *emu_shape_string(const emu_view *view, char *buf, size_t size);
+/* First element of the view. */
+static inline void *emu_view_origin(const emu_view *view)
+{
+    return (char *)view->data + view->offset * (int64_t)emu_dtype_size(view->dtype);
+}
+
+/* Copies the elements of a strided view to a dense buffer, row-major, and back. */
+void emu_view_gather(const emu_view *view, void *dense);
+void emu_view_scatter(const void *dense, const emu_view *view);
+
+#endif /* EMU_META_TENSOR_H_ */

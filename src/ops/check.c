@@ -1,0 +1,71 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "ops/check.h"
+
+aclnnStatus emu_check_not_null(const char *api, const char *name, const void *pointer)
+{
+    if (pointer == NULL) {
+        return emu_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL; expected a valid pointer.", api, name);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus emu_check_dtype_in(const char *api, const char *name, const aclTensor *tensor, const aclDataType *allowed,
+                               int allowed_count)
+{
+    for (int i = 0; i < allowed_count; ++i) {
+        if (tensor->view.dtype == allowed[i]) {
+            return ACLNN_SUCCESS;
+        }
+    }
+    char list[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < allowed_count && used < sizeof list; ++i) {
+        const char *sep = i == 0 ? "" : (i == allowed_count - 1 ? " or " : ", ");
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", sep, emu_dtype_name(allowed[i]));
+    }
+    return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has dtype %s; expected %s.", api, name,
+                    emu_dtype_name(tensor->view.dtype), list);
+}
+
+aclnnStatus emu_check_same_dtype(const char *api, const char *name, const aclTensor *tensor, const char *ref_name,
+                                 const aclTensor *ref)
+{
+    if (tensor->view.dtype != ref->view.dtype) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has dtype %s; expected %s, the dtype of %s.", api, name,
+                        emu_dtype_name(tensor->view.dtype), emu_dtype_name(ref->view.dtype), ref_name);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus emu_check_max_rank(const char *api, const char *name, const aclTensor *tensor, int max_rank)
+{
+    if (tensor->view.rank > max_rank) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has rank %d; expected at most %d dimensions.", api, name,
+                        (int)tensor->view.rank, max_rank);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus emu_check_same_shape(const char *api, const char *name, const aclTensor *tensor, const char *ref_name,
+                                 const aclTensor *ref, aclnnStatus code)
+{
+    if (!emu_view_same_shape(&tensor->view, &ref->view)) {
+        char have[256], want[256];
+        return emu_fail(code, "%s: %s has shape %s; expected %s, the shape of %s.", api, name,
+                        emu_shape_string(&tensor->view, have, sizeof have),
+                        emu_shape_string(&ref->view, want, sizeof want), ref_name);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus emu_check_bf16_supported(const char *api, const char *name, const aclTensor *tensor)
+{
+    if (tensor->view.dtype == ACL_BF16 && emu_soc_get() == EMU_SOC_ASCEND910) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has dtype ACL_BF16, which the emulated product %s does not "
+                                                 "support; expected ACL_FLOAT or ACL_FLOAT16.", api, name,
+                        aclrtGetSocName());
+    }
+    return ACLNN_SUCCESS;
+}

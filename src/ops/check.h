@@ -1,0 +1,27 @@
+/* Phase-1 argument checks shared by the operators. Each returns
+ * ACLNN_SUCCESS or sets one sentence naming the API and the argument and
+ * returns the code. EMU_TRY chains them in the real validation order. */
+#ifndef EMU_OPS_CHECK_H_
+#define EMU_OPS_CHECK_H_
+
+#include "meta/tensor.h"
+
+#define EMU_TRY(expr)                         \
+    do {                                      \
+        aclnnStatus emu_try_status_ = (expr); \
+        if (emu_try_status_ != ACLNN_SUCCESS) \
+            return emu_try_status_;           \
+    } while (0)
+
+aclnnStatus emu_check_not_null(const char *api, const char *name, const void *pointer);
+aclnnStatus emu_check_dtype_in(const char *api, const char *name, const aclTensor *tensor, const aclDataType *allowed,
+                               int allowed_count);
+aclnnStatus emu_check_same_dtype(const char *api, const char *name, const aclTensor *tensor, const char *ref_name,
+                                 const aclTensor *ref);
+aclnnStatus emu_check_max_rank(const char *api, const char *name, const aclTensor *tensor, int max_rank);
+aclnnStatus emu_check_same_shape(const char *api, const char *name, const aclTensor *tensor, const char *ref_name,
+                                 const aclTensor *ref, aclnnStatus code);
+/* BF16 is not supported by the Atlas training series (Ascend910). */
+aclnnStatus emu_check_bf16_supported(const char *api, const char *name, const aclTensor *tensor);
+
+#endif /* EMU_OPS_CHECK_H_ */

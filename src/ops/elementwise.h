@@ -1,0 +1,22 @@
+/* Plan and run of element-wise float operators (same shape, same dtype).
+ *
+ * Inputs and the output may be arbitrary views: a non-contiguous tensor is
+ * staged through the workspace (gathered before, scattered after), so the
+ * kernels only ever see dense arrays. fp16/bf16 data is widened to fp32 in
+ * L1-sized blocks, computed in fp32 and rounded back to nearest even. */
+#ifndef EMU_OPS_ELEMENTWISE_H_
+#define EMU_OPS_ELEMENTWISE_H_
+
+#include "meta/executor.h"
+
+typedef enum {
+    EMU_EW_SILU,      /* y = silu(x):            inputs {x}     */
+    EMU_EW_SILU_GRAD  /* dx = silu'(x) * dy:     inputs {dy, x} */
+} emu_ew_op;
+
+/* Finishes phase 1 for an executor whose inputs (slots 0..n-1) and output
+ * (slot n) are bound and validated. */
+aclnnStatus emu_elementwise_publish(aclOpExecutor *executor, emu_ew_op op, uint64_t *workspace_size,
+                                    aclOpExecutor **executor_out);
+
+#endif /* EMU_OPS_ELEMENTWISE_H_ */

@@ -1,0 +1,339 @@
+/* Device memory: host memory recorded in a table of live blocks, sorted by
+ * address, so any pointer can be mapped to the block that contains it. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/emu.h"
+
+enum {
+    EMU_DEVICE_ALIGN = 64,
+    /* Blocks this large are aligned to a huge page so THP can back them. */
+    EMU_HUGE_THRESHOLD = 2 << 20,
+    EMU_HUGE_PAGE = 2 << 20,
+};
+
+typedef struct {
+    void *base;
+    size_t size;      /* as asked for */
+    size_t reserved;  /* as allocated (rounded up) */
+    int policy;
+} block_record;
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static block_record *table;
+static size_t table_count;
+static size_t table_capacity;
+
+/* Index of the first block whose base is > ptr. */
+static size_t upper_bound(const void *ptr)
+{
+    size_t lo = 0, hi = table_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((const char *)table[mid].base <= (const char *)ptr) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+static bool table_insert(block_record record)
+{
+    bool ok = true;
+    pthread_mutex_lock(&table_lock);
+    if (table_count == table_capacity) {
+        size_t capacity = table_capacity ? table_capacity * 2 : 64;
+        block_record *grown = realloc(table, capacity * sizeof *grown);
+        if (grown == NULL) {
+            ok = false;
+        } else {
+            table = grown;
+            table_capacity = capacity;
+        }
+    }
+    if (ok) {
+        size_t at = upper_bound(record.base);
+        memmove(&table[at + 1], &table[at], (table_count - at) * sizeof *table);
+        table[at] = record;
+        ++table_count;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return ok;
+}
+
+static bool table_remove(void *base, block_record *removed)
+{
+    bool found = false;
+    pthread_mutex_lock(&table_lock);
+    size_t at = upper_bound(base);
+    if (at > 0 && table[at - 1].base == base) {
+        *removed = table[at - 1];
+        memmove(&table[at - 1], &table[at], (table_count - at) * sizeof *table);
+        --table_count;
+        found = true;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
+bool emu_device_block_find(const void *ptr, size_t len, emu_block *out)
+{
+    bool found = false;
+    pthread_mutex_lock(&table_lock);
+    size_t at = upper_bound(ptr);
+    if (at > 0) {
+        const block_record *record = &table[at - 1];
+        size_t start = (size_t)((const char *)ptr - (const char *)record->base);
+        if (start <= record->size && len <= record->size - start) {
+            out->base = record->base;
+            out->size = record->size;
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
+static bool policy_is_valid(int policy)
+{
+    int base = policy & 0xFF;
+    int flags = policy & ~0xFF;
+    int known_flags = ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
+    return base <= ACL_MEM_MALLOC_HUGE1G_ONLY_P2P && (flags & ~known_flags) == 0;
+}
+
+static bool policy_wants_huge(int policy)
+{
+    int base = policy & 0xFF;
+    return base != ACL_MEM_MALLOC_NORMAL_ONLY && base != ACL_MEM_MALLOC_NORMAL_ONLY_P2P;
+}
+
+static void *allocate_block(size_t size, int policy, size_t *reserved)
+{
+    bool huge = size >= EMU_HUGE_THRESHOLD;
+    size_t align = huge ? EMU_HUGE_PAGE : EMU_DEVICE_ALIGN;
+    size_t rounded = (size + align - 1) / align * align;
+    if (rounded < size) {
+        return NULL;
+    }
+    void *base = NULL;
+    if (posix_memalign(&base, align, rounded) != 0) {
+        return NULL;
+    }
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    if (huge) {
+        /* Advice only: without THP the block still works with small pages. */
+        (void)madvise(base, rounded, policy_wants_huge(policy) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+    }
+#else
+    (void)policy;
+#endif
+    *reserved = rounded;
+    return base;
+}
+
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    if (devPtr == NULL) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: devPtr is NULL; expected a pointer to void*.");
+    }
+    if (size == 0) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: size is 0; expected at least 1 byte.");
+    }
+    if (!policy_is_valid((int)policy)) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: policy is %d; expected an aclrtMemMallocPolicy "
+                                                 "value.", (int)policy);
+    }
+    size_t reserved = 0;
+    void *base = allocate_block(size, (int)policy, &reserved);
+    if (base == NULL) {
+        return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: cannot allocate %zu bytes; the host is out "
+                                                        "of memory.", size);
+    }
+    block_record record = {.base = base, .size = size, .reserved = reserved, .policy = (int)policy};
+    if (!table_insert(record)) {
+        free(base);
+        return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: cannot record the block; the host is out "
+                                                        "of memory.");
+    }
+    *devPtr = base;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return aclrtMalloc(devPtr, size, policy);
+}
+
+aclError aclrtFree(void *devPtr)
+{
+    if (devPtr == NULL) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is NULL; expected a block from aclrtMalloc.");
+    }
+    block_record removed;
+    if (!table_remove(devPtr, &removed)) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr %p is not the start of a live device block; "
+                                                 "expected a pointer returned by aclrtMalloc and not yet freed.",
+                        devPtr);
+    }
+    free(removed.base);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    if (hostPtr == NULL) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is NULL; expected a pointer to void*.");
+    }
+    if (size == 0) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size is 0; expected at least 1 byte.");
+    }
+    void *base = NULL;
+    size_t rounded = (size + EMU_DEVICE_ALIGN - 1) / EMU_DEVICE_ALIGN * EMU_DEVICE_ALIGN;
+    if (rounded < size || posix_memalign(&base, EMU_DEVICE_ALIGN, rounded) != 0) {
+        return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost: cannot allocate %zu bytes; the host is "
+                                                        "out of memory.", size);
+    }
+    if (!emu_handle_add(base, EMU_HANDLE_HOST_ALLOC)) {
+        free(base);
+        return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMallocHost: out of host memory.");
+    }
+    *hostPtr = base;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtFreeHost(void *hostPtr)
+{
+    if (hostPtr == NULL || !emu_handle_remove(hostPtr, EMU_HANDLE_HOST_ALLOC)) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtFreeHost: hostPtr %p is %s; expected a pointer returned by "
+                                                 "aclrtMallocHost and not yet freed.", hostPtr,
+                        hostPtr == NULL ? "NULL" : "not a live host allocation");
+    }
+    free(hostPtr);
+    return ACL_SUCCESS;
+}
+
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t count;
+    int value;
+} copy_work;
+
+static void run_copy(void *ctx)
+{
+    copy_work *work = ctx;
+    memmove(work->dst, work->src, work->count);
+}
+
+static void run_set(void *ctx)
+{
+    copy_work *work = ctx;
+    memset(work->dst, work->value, work->count);
+}
+
+static aclError check_memset(const char *api, void *devPtr, size_t maxCount, size_t count)
+{
+    if (count == 0) {
+        return ACL_SUCCESS;
+    }
+    if (devPtr == NULL) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL; expected device memory.", api);
+    }
+    if (count > maxCount) {
+        return emu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count is %zu; expected at most maxCount (%zu).", api, count,
+                        maxCount);
+    }
+    return ACL_SUCCESS;
+}
+
+static aclError memset_on(const char *api, void *devPtr, size_t maxCount, int32_t value, size_t count,
+                          aclrtStream stream)
+{
+    aclError status = check_memset(api, devPtr, maxCount, count);
+    if (status != ACL_SUCCESS || count == 0) {
+        return status;
+    }
+    if (!emu_stream_is_valid(stream)) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: stream %p is not a live stream; expected NULL or a stream from "
+                                                 "aclrtCreateStream.", api, stream);
+    }
+    copy_work work = {.dst = devPtr, .count = count, .value = value};
+    emu_stream_launch(stream, run_set, &work);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    return memset_on("aclrtMemset", devPtr, maxCount, value, count, NULL);
+}
+
+aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
+{
+    return memset_on("aclrtMemsetAsync", devPtr, maxCount, value, count, stream);
+}
+
+static aclError memcpy_on(const char *api, void *dst, size_t destMax, const void *src, size_t count,
+                          aclrtMemcpyKind kind, aclrtStream stream)
+{
+    if (count == 0) {
+        return ACL_SUCCESS;
+    }
+    if (dst == NULL || src == NULL) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL; expected a valid pointer.", api,
+                        dst == NULL ? "dst" : "src");
+    }
+    if ((int)kind < (int)ACL_MEMCPY_HOST_TO_HOST || (int)kind > (int)ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: kind is %d; expected ACL_MEMCPY_HOST_TO_HOST (0) to "
+                                                 "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE (5).", api, (int)kind);
+    }
+    if (count > destMax) {
+        return emu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count is %zu; expected at most destMax (%zu).", api, count,
+                        destMax);
+    }
+    if (!emu_stream_is_valid(stream)) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: stream %p is not a live stream; expected NULL or a stream from "
+                                                 "aclrtCreateStream.", api, stream);
+    }
+    copy_work work = {.dst = dst, .src = src, .count = count};
+    emu_stream_launch(stream, run_copy, &work);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    return memcpy_on("aclrtMemcpy", dst, destMax, src, count, kind, NULL);
+}
+
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream)
+{
+    return memcpy_on("aclrtMemcpyAsync", dst, destMax, src, count, kind, stream);
+}
+
+aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)
+{
+    if (free == NULL || total == NULL) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: %s is NULL; expected a pointer to size_t.",
+                        free == NULL ? "free" : "total");
+    }
+    if ((int)attr < (int)ACL_DDR_MEM || (int)attr > (int)ACL_HBM_MEM_P2P_HUGE1G) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: attr is %d; expected an aclrtMemAttr value.",
+                        (int)attr);
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    long pages = sysconf(_SC_PHYS_PAGES);
+#if defined(_SC_AVPHYS_PAGES)
+    long available = sysconf(_SC_AVPHYS_PAGES);
+#else
+    long available = pages;
+#endif
+    *total = page > 0 && pages > 0 ? (size_t)page * (size_t)pages : 0;
+    *free = page > 0 && available > 0 ? (size_t)page * (size_t)available : 0;
+    return ACL_SUCCESS;
+}

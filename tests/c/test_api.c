@@ -1,0 +1,263 @@
+/* The aclnn contract exercised from C: runtime error paths, tensors,
+ * executors and SiluBackward on strided views. Built with the library's
+ * sanitizers in CI, so every path here is also checked for memory errors
+ * and leaks. Prints "N passed, M failed". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl/acl.h"
+#include "aclnn_emu/aclnn_emu.h"
+#include "aclnnop/aclnn_silu.h"
+#include "aclnnop/aclnn_silu_backward.h"
+
+static int passed, failed;
+
+#define CHECK(cond)                                                        \
+    do {                                                                   \
+        if (cond) {                                                        \
+            ++passed;                                                      \
+        } else {                                                           \
+            ++failed;                                                      \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                  \
+    } while (0)
+
+/* The call returned `code` and left a message mentioning `word`. */
+#define CHECK_ERROR(call, code, word)                                       \
+    do {                                                                    \
+        int got_ = (int)(call);                                             \
+        const char *msg_ = aclGetRecentErrMsg();                            \
+        CHECK(got_ == (code));                                              \
+        CHECK(msg_ != NULL && strstr(msg_, (word)) != NULL);                \
+        if (got_ != (code) || msg_ == NULL || strstr(msg_, (word)) == NULL) \
+            fprintf(stderr, "  got %d, message: %s\n", got_, msg_ ? msg_ : "(null)"); \
+    } while (0)
+
+static double silu_grad_ref(double dy, double x)
+{
+    double s = 1.0 / (1.0 + exp(-x));
+    return dy * s * (1.0 + x * (1.0 - s));
+}
+
+static void test_runtime(void)
+{
+    CHECK(aclInit(NULL) == ACL_SUCCESS);
+    CHECK_ERROR(aclInit(NULL), ACL_ERROR_REPEAT_INITIALIZE, "aclInit");
+    CHECK_ERROR(aclrtSetDevice(1), ACL_ERROR_RT_INVALID_DEVICEID, "deviceId");
+    CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
+    int32_t device = -1;
+    CHECK(aclrtGetDevice(&device) == ACL_SUCCESS && device == 0);
+    uint32_t count = 0;
+    CHECK(aclrtGetDeviceCount(&count) == ACL_SUCCESS && count == 1);
+    CHECK(strcmp(aclrtGetSocName(), "Ascend910B") == 0);
+
+    void *block = NULL;
+    CHECK_ERROR(aclrtMalloc(NULL, 16, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM, "devPtr");
+    CHECK_ERROR(aclrtMalloc(&block, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM, "size");
+    CHECK(block == NULL);
+    CHECK(aclrtMalloc(&block, 100, ACL_MEM_MALLOC_NORMAL_ONLY) == ACL_SUCCESS);
+    CHECK(((uintptr_t)block % 64) == 0);
+    char host[100];
+    memset(host, 7, sizeof host);
+    CHECK(aclrtMemcpy(block, 100, host, 100, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+    CHECK_ERROR(aclrtMemcpy(block, 50, host, 100, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_RT_PARAM_INVALID, "destMax");
+    CHECK_ERROR(aclrtMemcpy(NULL, 50, host, 10, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM, "dst");
+    CHECK_ERROR(aclrtMemcpy(block, 50, host, 10, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM, "kind");
+    CHECK(aclrtMemcpy(NULL, 0, NULL, 0, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_SUCCESS);
+    CHECK(aclrtMemset(block, 100, 1, 10) == ACL_SUCCESS);
+    CHECK_ERROR(aclrtMemset(block, 5, 1, 10), ACL_ERROR_RT_PARAM_INVALID, "maxCount");
+    char back[100];
+    CHECK(aclrtMemcpy(back, 100, block, 100, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS);
+    CHECK(back[0] == 1 && back[9] == 1 && back[10] == 7 && back[99] == 7);
+    CHECK_ERROR(aclrtFree((char *)block + 8), ACL_ERROR_INVALID_PARAM, "devPtr");
+    CHECK(aclrtFree(block) == ACL_SUCCESS);
+    CHECK_ERROR(aclrtFree(block), ACL_ERROR_INVALID_PARAM, "devPtr");
+    CHECK_ERROR(aclrtFree(NULL), ACL_ERROR_INVALID_PARAM, "devPtr");
+
+    aclrtStream stream = NULL;
+    CHECK_ERROR(aclrtCreateStream(NULL), ACL_ERROR_INVALID_PARAM, "stream");
+    CHECK(aclrtCreateStream(&stream) == ACL_SUCCESS);
+    aclrtStreamStatus status = ACL_STREAM_STATUS_NOT_READY;
+    CHECK(aclrtStreamQuery(stream, &status) == ACL_SUCCESS && status == ACL_STREAM_STATUS_COMPLETE);
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS);
+    CHECK(aclrtSynchronizeStream(NULL) == ACL_SUCCESS);
+    CHECK(aclrtDestroyStream(stream) == ACL_SUCCESS);
+    CHECK_ERROR(aclrtDestroyStream(stream), ACL_ERROR_INVALID_PARAM, "stream");
+    CHECK_ERROR(aclrtSynchronizeStream(host), ACL_ERROR_INVALID_PARAM, "stream");
+    CHECK(aclGetRecentErrMsg() == NULL); /* reading cleared it */
+}
+
+static aclTensor *device_tensor(const float *values, int64_t count, const int64_t *shape, uint64_t rank,
+                                const int64_t *strides, int64_t offset, void **block)
+{
+    size_t bytes = (size_t)count * sizeof(float);
+    if (aclrtMalloc(block, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+        return NULL;
+    }
+    aclrtMemcpy(*block, bytes, values, bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+    int64_t storage = count;
+    return aclCreateTensor(shape, rank, ACL_FLOAT, strides, offset, ACL_FORMAT_ND, &storage, 1, *block);
+}
+
+static void test_tensors(void)
+{
+    int64_t shape[8] = {1, 2, 1, 3, 1, 1, 2, 1};
+    aclTensor *t = aclCreateTensor(shape, 8, ACL_FLOAT16, NULL, 5, ACL_FORMAT_NCHW, shape, 8, NULL);
+    CHECK(t != NULL);
+    int64_t *dims = NULL;
+    uint64_t rank = 0;
+    CHECK(aclGetViewShape(t, &dims, &rank) == ACLNN_SUCCESS && rank == 8 && dims[3] == 3);
+    aclnnEmuFreeArray(dims);
+    CHECK(aclGetViewStrides(t, &dims, &rank) == ACLNN_SUCCESS && rank == 8 && dims[7] == 1 && dims[0] == 12);
+    aclnnEmuFreeArray(dims);
+    int64_t offset = 0;
+    CHECK(aclGetViewOffset(t, &offset) == ACLNN_SUCCESS && offset == 5);
+    aclFormat format = ACL_FORMAT_ND;
+    CHECK(aclGetFormat(t, &format) == ACLNN_SUCCESS && format == ACL_FORMAT_NCHW);
+    aclDataType dtype = ACL_FLOAT;
+    CHECK(aclGetDataType(t, &dtype) == ACLNN_SUCCESS && dtype == ACL_FLOAT16);
+    CHECK_ERROR(aclGetViewShape(NULL, &dims, &rank), ACLNN_ERR_PARAM_NULLPTR, "tensor");
+    CHECK_ERROR(aclGetViewShape(t, NULL, &rank), ACLNN_ERR_PARAM_NULLPTR, "viewDims");
+    int fake = 0;
+    CHECK(aclSetRawTensorAddr(t, &fake) == ACLNN_SUCCESS);
+    void *addr = NULL;
+    CHECK(aclGetRawTensorAddr(t, &addr) == ACLNN_SUCCESS && addr == &fake);
+    int64_t bad[2] = {2, -1};
+    CHECK_ERROR(aclInitTensor(t, bad, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, NULL, 0, NULL), ACLNN_ERR_PARAM_INVALID,
+                "viewDims[1]");
+    CHECK(aclGetViewOffset(t, &offset) == ACLNN_SUCCESS && offset == 5); /* unchanged */
+    CHECK(aclDestroyTensor(t) == ACLNN_SUCCESS);
+    CHECK(aclDestroyTensor(NULL) == ACLNN_SUCCESS);
+    CHECK(aclCreateTensor(NULL, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, NULL, 0, NULL) == NULL);
+    CHECK(strstr(aclGetRecentErrMsg(), "viewDims") != NULL);
+
+    int64_t values[3] = {1, 2, 3};
+    aclIntArray *ints = aclCreateIntArray(values, 3);
+    uint64_t size = 0;
+    CHECK(ints != NULL && aclGetIntArraySize(ints, &size) == ACLNN_SUCCESS && size == 3);
+    aclDestroyIntArray(ints);
+    float one = 1.0f;
+    aclScalar *scalar = aclCreateScalar(&one, ACL_FLOAT);
+    const aclScalar *scalars[1] = {scalar};
+    aclScalarList *scalar_list = aclCreateScalarList(scalars, 1);
+    CHECK(scalar_list != NULL && aclGetScalarListSize(scalar_list, &size) == ACLNN_SUCCESS && size == 1);
+    aclDestroyScalarList(scalar_list); /* owns the scalar */
+    CHECK(aclCreateScalar(NULL, ACL_FLOAT) == NULL);
+    CHECK(aclGetRecentErrMsg() != NULL);
+}
+
+static void test_silu_backward(void)
+{
+    enum { ROWS = 37, COLS = 19, N = ROWS * COLS };
+    float *dy = malloc(N * sizeof(float)), *x = malloc(N * sizeof(float)), *out = malloc((N + 3) * sizeof(float));
+    for (int i = 0; i < N; ++i) {
+        dy[i] = (float)((i % 13) - 6) * 0.25f;
+        x[i] = (float)((i * 7) % 41 - 20) * 0.5f;
+    }
+    /* dy as given; x read through a transposed view of a [COLS, ROWS] buffer;
+     * the output written with an offset of 3 elements. */
+    float *x_t = malloc(N * sizeof(float));
+    for (int r = 0; r < ROWS; ++r)
+        for (int c = 0; c < COLS; ++c)
+            x_t[c * ROWS + r] = x[r * COLS + c];
+    int64_t shape[2] = {ROWS, COLS};
+    int64_t strides_t[2] = {1, ROWS};
+    void *dy_block = NULL, *x_block = NULL, *out_block = NULL;
+    aclTensor *dy_t = device_tensor(dy, N, shape, 2, NULL, 0, &dy_block);
+    aclTensor *x_tensor = device_tensor(x_t, N, shape, 2, strides_t, 0, &x_block);
+    memset(out, 0, (N + 3) * sizeof(float));
+    aclTensor *out_t = device_tensor(out, N + 3, shape, 2, NULL, 3, &out_block);
+
+    uint64_t workspace_size = 0;
+    aclOpExecutor *executor = NULL;
+    CHECK(aclnnSiluBackwardGetWorkspaceSize(dy_t, x_tensor, out_t, &workspace_size, &executor) == ACLNN_SUCCESS);
+    CHECK(workspace_size >= N * sizeof(float)); /* the transposed input is staged */
+    void *workspace = NULL;
+    CHECK(aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CHECK_ERROR(aclnnSiluBackward(NULL, workspace_size, executor, NULL), ACLNN_ERR_PARAM_NULLPTR, "workspace");
+    CHECK_ERROR(aclnnSiluBackward(workspace, workspace_size - 1, executor, NULL), ACLNN_ERR_PARAM_INVALID,
+                "workspaceSize");
+    CHECK_ERROR(aclnnSilu(workspace, workspace_size, executor, NULL), ACLNN_ERR_PARAM_INVALID, "executor");
+    CHECK(aclnnSiluBackward(workspace, workspace_size, executor, NULL) == ACLNN_SUCCESS);
+    CHECK_ERROR(aclnnSiluBackward(workspace, workspace_size, executor, NULL), ACLNN_ERR_PARAM_INVALID, "consumed");
+    CHECK_ERROR(aclnnSiluBackward(workspace, workspace_size, NULL, NULL), ACLNN_ERR_PARAM_NULLPTR, "executor");
+    aclrtMemcpy(out, (N + 3) * sizeof(float), out_block, (N + 3) * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST);
+    double worst = 0.0;
+    for (int i = 0; i < N; ++i) {
+        double want = silu_grad_ref(dy[i], x[i]);
+        double err = fabs(out[i + 3] - want) / (fabs(want) + 1e-7);
+        worst = err > worst ? err : worst;
+    }
+    CHECK(worst < 1e-5);
+    CHECK(out[0] == 0.0f && out[1] == 0.0f && out[2] == 0.0f); /* nothing before the view */
+
+    /* A repeatable executor run three times, rebinding the output. */
+    CHECK(aclnnSiluBackwardGetWorkspaceSize(dy_t, x_tensor, out_t, &workspace_size, &executor) == ACLNN_SUCCESS);
+    CHECK(aclSetAclOpExecutorRepeatable(executor) == ACLNN_SUCCESS);
+    for (int run = 0; run < 3; ++run) {
+        CHECK(aclnnSiluBackward(workspace, workspace_size, executor, NULL) == ACLNN_SUCCESS);
+    }
+    CHECK_ERROR(aclSetOutputTensorAddr(executor, 1, NULL, out_block), ACLNN_ERR_PARAM_INVALID, "index");
+    CHECK(aclDestroyAclOpExecutor(executor) == ACLNN_SUCCESS);
+    CHECK_ERROR(aclDestroyAclOpExecutor(NULL), ACLNN_ERR_INNER_NULLPTR, "executor");
+
+    /* Validation: NULL, dtype and shape. */
+    CHECK_ERROR(aclnnSiluBackwardGetWorkspaceSize(NULL, x_tensor, out_t, &workspace_size, &executor),
+                ACLNN_ERR_PARAM_NULLPTR, "gradOutput");
+    CHECK_ERROR(aclnnSiluBackwardGetWorkspaceSize(dy_t, x_tensor, out_t, NULL, &executor), ACLNN_ERR_PARAM_NULLPTR,
+                "workspaceSize");
+    int64_t other_shape[2] = {COLS, ROWS};
+    aclTensor *wrong_shape = aclCreateTensor(other_shape, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, other_shape, 2,
+                                             dy_block);
+    CHECK_ERROR(aclnnSiluBackwardGetWorkspaceSize(wrong_shape, x_tensor, out_t, &workspace_size, &executor),
+                ACLNN_ERR_PARAM_INVALID, "gradOutput");
+    aclTensor *wrong_dtype = aclCreateTensor(shape, 2, ACL_INT32, NULL, 0, ACL_FORMAT_ND, shape, 2, dy_block);
+    CHECK_ERROR(aclnnSiluBackwardGetWorkspaceSize(dy_t, wrong_dtype, out_t, &workspace_size, &executor),
+                ACLNN_ERR_PARAM_INVALID, "self");
+
+    aclDestroyTensor(wrong_shape);
+    aclDestroyTensor(wrong_dtype);
+    aclDestroyTensor(dy_t);
+    aclDestroyTensor(x_tensor);
+    aclDestroyTensor(out_t);
+    aclrtFree(workspace);
+    aclrtFree(dy_block);
+    aclrtFree(x_block);
+    aclrtFree(out_block);
+    free(dy);
+    free(x);
+    free(x_t);
+    free(out);
+}
+
+static void test_empty(void)
+{
+    int64_t shape[3] = {4, 0, 2};
+    aclTensor *a = aclCreateTensor(shape, 3, ACL_BF16, NULL, 0, ACL_FORMAT_ND, shape, 3, NULL);
+    aclTensor *b = aclCreateTensor(shape, 3, ACL_BF16, NULL, 0, ACL_FORMAT_ND, shape, 3, NULL);
+    aclTensor *c = aclCreateTensor(shape, 3, ACL_BF16, NULL, 0, ACL_FORMAT_ND, shape, 3, NULL);
+    uint64_t workspace_size = 99;
+    aclOpExecutor *executor = NULL;
+    CHECK(aclnnSiluBackwardGetWorkspaceSize(a, b, c, &workspace_size, &executor) == ACLNN_SUCCESS);
+    CHECK(workspace_size == 0);
+    CHECK(aclnnSiluBackward(NULL, 0, executor, NULL) == ACLNN_SUCCESS);
+    CHECK(strcmp(aclnnEmuGetLastKernel(), "") == 0);
+    aclDestroyTensor(a);
+    aclDestroyTensor(b);
+    aclDestroyTensor(c);
+}
+
+int main(void)
+{
+    test_runtime();
+    test_tensors();
+    test_silu_backward();
+    test_empty();
+    CHECK(aclrtResetDevice(0) == ACL_SUCCESS);
+    CHECK(aclFinalize() == ACL_SUCCESS);
+    CHECK_ERROR(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE, "aclFinalize");
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

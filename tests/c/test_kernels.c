@@ -1,0 +1,483 @@
+/*
+ * Standalone test of the SIMD kernel layer (src/kernels): ISA plumbing,
+ * fp16/bf16 conversions and SiLU, for every ISA level this CPU supports.
+ * Each check group prints one line; the last line is "N passed, M failed"
+ * and the exit code is 1 if anything failed.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/convert/convert.h"
+#include "kernels/isa.h"
+#include "kernels/silu/silu.h"
+
+static int g_passed, g_failed;
+
+static void check(int ok, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    printf("[%s] ", ok ? "PASS" : "FAIL");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    if (ok) ++g_passed;
+    else ++g_failed;
+    fflush(stdout);
+}
+
+static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd64(void) { /* splitmix64 */
+    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static uint32_t rnd32(void) { return (uint32_t)(rnd64() >> 32); }
+static float rnd_uniform(float lo, float hi) {
+    return lo + (hi - lo) * (float)((double)(rnd64() >> 40) / (double)(1ull << 24));
+}
+
+static uint32_t fbits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static float bitsf(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static void* xmalloc(size_t bytes) {
+    void* p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* ---------- independent references (double arithmetic, no bit tricks) ---------- */
+
+static float ref_f16_to_f32(uint16_t h) {
+    const int sign = h >> 15, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+    if (exp == 0x1F) {
+        if (man == 0) return sign ? -INFINITY : INFINITY;
+        return bitsf(((uint32_t)sign << 31) | 0x7FC00000u | ((uint32_t)man << 13));
+    }
+    const double mag = exp ? ldexp(1024 + man, exp - 25) : ldexp(man, -24);
+    return (float)(sign ? -mag : mag);
+}
+
+/* Round |f| to a multiple of 2^(max(floor(log2|f|), emin) - mbits) with rint
+ * (ties to even), then encode; a result of 2^(emax+1) or more is inf. */
+static uint16_t ref_round(float f, int emin, int emax, int mbits) {
+    const int sign = (fbits(f) >> 31) ? 0x8000 : 0;
+    const int inf = mbits == 10 ? 0x7C00 : 0x7F80;
+    const double a = fabs((double)f);
+    int enc;
+    if (isinf(f)) {
+        enc = inf;
+    } else if (a == 0) {
+        enc = 0;
+    } else {
+        int e;
+        frexp(a, &e);
+        const int E = e - 1 < emin ? emin : e - 1;
+        const double nq = rint(ldexp(a, mbits - E));
+        const int bias = (1 << (mbits == 10 ? 4 : 7)) - 1;
+        if (ldexp(nq, E - mbits) >= ldexp(1.0, emax + 1)) enc = inf;
+        else if (E == emin) enc = (int)nq; /* subnormal, or the carry into the first normal */
+        else enc = ((E + bias) << mbits) + ((int)nq - (1 << mbits));
+    }
+    return (uint16_t)(sign | enc);
+}
+
+static uint16_t ref_f32_to_f16(float f) {
+    if (isnan(f)) return (uint16_t)(((fbits(f) >> 16) & 0x8000) | 0x7E00 | ((fbits(f) >> 13) & 0x3FF));
+    return ref_round(f, -14, 15, 10);
+}
+
+static uint16_t ref_f32_to_bf16(float f) {
+    if (isnan(f)) return (uint16_t)((fbits(f) >> 16) | 0x40);
+    return ref_round(f, -126, 127, 7);
+}
+
+/* ---------- test inputs ---------- */
+
+static const uint32_t k_edge_bits[] = {
+    0x00000000, 0x00000001, 0x00000002, 0x007FFFFF, 0x00800000, 0x00008000, 0x00018000,
+    0x007F8000, 0x007F7FFF, 0x33000000, 0x33000001, 0x337FFFFF, 0x33800000, 0x33C00000,
+    0x34000000, 0x34200000, 0x387FC000, 0x387FE000, 0x387FFFFF, 0x38800000, 0x38801000,
+    0x3F800000, 0x3F801000, 0x3F803000, 0x3F801001, 0x3F800FFF, 0x3F808000, 0x3F818000,
+    0x3F808001, 0x3F807FFF, 0x477FE000, 0x477FEFFF, 0x477FF000, 0x477FF001, 0x47800000,
+    0x7F7F7FFF, 0x7F7F8000, 0x7F7FFFFF, 0x7F800000, 0x7F800001, 0x7F801FFF, 0x7F802000,
+    0x7FBFFFFF, 0x7FC00000, 0x7FC00001, 0x7FFFE000, 0x7FFFFFFF, 0x3EAAAAAB, 0x40490FDB,
+};
+
+static size_t build_f32_inputs(float** out) {
+    const size_t n_edge = sizeof k_edge_bits / sizeof k_edge_bits[0];
+    const size_t n_rand = (size_t)1 << 21;
+    const size_t n = 2 * n_edge + n_rand;
+    float* v = xmalloc(n * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < n_edge; ++i) {
+        v[k++] = bitsf(k_edge_bits[i]);
+        v[k++] = bitsf(k_edge_bits[i] | 0x80000000u);
+    }
+    v[k++] = nextafterf(65520.0f, 0.0f); /* 65519.996 */
+    for (size_t i = 1; i < n_rand; ++i) {
+        uint32_t u = rnd32();
+        switch (i & 3) {
+            case 0: break; /* any pattern */
+            case 1: u = (u & 0x807FFFFFu) | ((100u + (u >> 8) % 46u) << 23); break; /* f16 range */
+            case 2: u = (u & 0x807FE000u) | 0x1000u | ((100u + (u >> 8) % 46u) << 23); break; /* f16 ties */
+            default: u = (u & 0xFFFF0000u) | ((u & 1) ? 0x8000u : 0x7FFFu); break; /* bf16 ties */
+        }
+        v[k++] = bitsf(u);
+    }
+    *out = v;
+    return k;
+}
+
+static const size_t k_cvt_lengths[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 1000};
+#define GUARD 32
+#define GUARD_BYTE 0xA5
+
+static int guard_ok(const void* p, size_t bytes) {
+    const unsigned char* c = p;
+    for (size_t i = 0; i < bytes; ++i)
+        if (c[i] != GUARD_BYTE) return 0;
+    return 1;
+}
+
+/* ---------- ISA plumbing ---------- */
+
+static void test_isa_api(void) {
+    emu_isa v = EMU_ISA_SCALAR;
+    int ok = strcmp(emu_isa_name(EMU_ISA_SCALAR), "scalar") == 0 &&
+             strcmp(emu_isa_name(EMU_ISA_AVX2), "avx2") == 0 &&
+             strcmp(emu_isa_name(EMU_ISA_AVX512), "avx512") == 0;
+    ok = ok && emu_isa_parse("AVX2", &v) == 0 && v == EMU_ISA_AVX2;
+    ok = ok && emu_isa_parse("Scalar", &v) == 0 && v == EMU_ISA_SCALAR;
+    ok = ok && emu_isa_parse("avx512", &v) == 0 && v == EMU_ISA_AVX512;
+    ok = ok && emu_isa_parse("avx", &v) != 0 && emu_isa_parse("avx2x", &v) != 0 &&
+         emu_isa_parse("", &v) != 0 && emu_isa_parse(NULL, &v) != 0 && v == EMU_ISA_AVX512;
+    check(ok, "isa: names and parse");
+
+    const emu_isa saved = emu_isa_get_cap(), det = emu_isa_detected();
+    emu_isa_set_cap(EMU_ISA_SCALAR);
+    ok = emu_isa_active() == EMU_ISA_SCALAR && emu_isa_get_cap() == EMU_ISA_SCALAR;
+    emu_isa_set_cap(EMU_ISA_AVX512);
+    ok = ok && emu_isa_active() == det;
+    emu_isa_set_cap(saved);
+    check(ok, "isa: cap semantics (detected=%s, cap from env=%s)", emu_isa_name(det),
+          emu_isa_name(saved));
+}
+
+/* ---------- conversions ---------- */
+
+static void test_convert_scalar_helpers(const float* in, size_t n) {
+    static const struct { uint32_t f; uint16_t h, b; } known[] = {
+        {0x3F800000, 0x3C00, 0x3F80}, /* 1.0 */
+        {0x477FF000, 0x7C00, 0x4780}, /* 65520 -> f16 inf */
+        {0x477FEFFF, 0x7BFF, 0x4780}, /* 65519.99 */
+        {0x477FE000, 0x7BFF, 0x4780}, /* 65504 */
+        {0x33800000, 0x0001, 0x3380}, /* 2^-24 */
+        {0x33000000, 0x0000, 0x3300}, /* 2^-25: tie to zero */
+        {0x33000001, 0x0001, 0x3300},
+        {0x33C00000, 0x0002, 0x33C0}, /* 1.5 * 2^-24: tie to even 2 */
+        {0x80000000, 0x8000, 0x8000}, /* -0 */
+        {0x3F801000, 0x3C00, 0x3F80}, /* 1 + 2^-11: f16 tie, down */
+        {0x3F803000, 0x3C02, 0x3F80}, /* 1 + 3*2^-11: f16 tie, up */
+        {0x3F808000, 0x3C04, 0x3F80}, /* 1.00390625: bf16 tie, down */
+        {0x3F818000, 0x3C0C, 0x3F82}, /* 1.01171875: bf16 tie, up */
+        {0x7F7FFFFF, 0x7C00, 0x7F80}, /* FLT_MAX */
+        {0xFF800000, 0xFC00, 0xFF80}, /* -inf */
+        {0x7FC00000, 0x7E00, 0x7FC0}, /* qNaN */
+        {0xFF800001, 0xFE00, 0xFFC0}, /* sNaN, payload below f16 precision */
+        {0x7FBFE000, 0x7FFF, 0x7FFF}, /* sNaN, full payload */
+        {0x00000001, 0x0000, 0x0000}, /* f32 subnormal */
+        {0x00018000, 0x0000, 0x0002}, /* bf16 subnormal tie, up */
+    };
+    int ok = 1;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
+        const float f = bitsf(known[i].f);
+        if (emu_f32_to_f16(f) != known[i].h || emu_f32_to_bf16(f) != known[i].b) {
+            printf("  known 0x%08X: f16 0x%04X (want 0x%04X), bf16 0x%04X (want 0x%04X)\n",
+                   known[i].f, emu_f32_to_f16(f), known[i].h, emu_f32_to_bf16(f), known[i].b);
+            ok = 0;
+        }
+    }
+    ok = ok && fbits(emu_f16_to_f32(0x3C00)) == 0x3F800000 && emu_f16_to_f32(0x0001) == 0x1p-24f &&
+         emu_f16_to_f32(0x7BFF) == 65504.0f && fbits(emu_f16_to_f32(0x8000)) == 0x80000000 &&
+         emu_f16_to_f32(0xFC00) == -INFINITY && emu_bf16_to_f32(0x3F82) == 1.015625f;
+    check(ok, "convert: scalar helpers on known values");
+
+    size_t bad = 0;
+    for (uint32_t h = 0; h < 65536; ++h)
+        if (fbits(emu_f16_to_f32((uint16_t)h)) != fbits(ref_f16_to_f32((uint16_t)h))) ++bad;
+    check(bad == 0, "convert: scalar f16->f32 vs double reference, all 65536 (%zu bad)", bad);
+
+    size_t bad16 = 0, bad_b = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (emu_f32_to_f16(in[i]) != ref_f32_to_f16(in[i]) && bad16++ < 5)
+            printf("  f16 0x%08X: 0x%04X want 0x%04X\n", fbits(in[i]), emu_f32_to_f16(in[i]),
+                   ref_f32_to_f16(in[i]));
+        if (emu_f32_to_bf16(in[i]) != ref_f32_to_bf16(in[i]) && bad_b++ < 5)
+            printf("  bf16 0x%08X: 0x%04X want 0x%04X\n", fbits(in[i]), emu_f32_to_bf16(in[i]),
+                   ref_f32_to_bf16(in[i]));
+    }
+    check(bad16 == 0 && bad_b == 0,
+          "convert: scalar f32->f16/bf16 vs double reference, %zu inputs (%zu/%zu bad)", n,
+          bad16, bad_b);
+}
+
+/* Runs a narrowing kernel at length len on exact-size copies (so ASan sees
+ * over-reads) and checks results against the scalar helper and the guard. */
+static int run_from_f32(emu_cvt_from_f32_fn fn, uint16_t (*ref)(float), const float* in,
+                        size_t len) {
+    float* src = xmalloc(len * sizeof *src);
+    uint16_t* dst = xmalloc((len + GUARD) * sizeof *dst);
+    memcpy(src, in, len * sizeof *src);
+    memset(dst, GUARD_BYTE, (len + GUARD) * sizeof *dst);
+    fn(len, src, dst);
+    int ok = guard_ok(dst + len, GUARD * sizeof *dst);
+    for (size_t i = 0; i < len && ok; ++i)
+        if (dst[i] != ref(src[i])) {
+            printf("  0x%08X -> 0x%04X, scalar 0x%04X\n", fbits(src[i]), dst[i], ref(src[i]));
+            ok = 0;
+        }
+    free(src);
+    free(dst);
+    return ok;
+}
+
+static int run_to_f32(emu_cvt_to_f32_fn fn, float (*ref)(uint16_t), const uint16_t* in,
+                      size_t len) {
+    uint16_t* src = xmalloc(len * sizeof *src);
+    float* dst = xmalloc((len + GUARD) * sizeof *dst);
+    memcpy(src, in, len * sizeof *src);
+    memset(dst, GUARD_BYTE, (len + GUARD) * sizeof *dst);
+    fn(len, src, dst);
+    int ok = guard_ok(dst + len, GUARD * sizeof *dst);
+    for (size_t i = 0; i < len && ok; ++i)
+        if (fbits(dst[i]) != fbits(ref(src[i]))) {
+            printf("  0x%04X -> 0x%08X, scalar 0x%08X\n", src[i], fbits(dst[i]), fbits(ref(src[i])));
+            ok = 0;
+        }
+    free(src);
+    free(dst);
+    return ok;
+}
+
+static void test_convert_isa(emu_isa isa, const float* in, size_t n) {
+    const emu_convert_kernels* k = emu_convert_select(isa);
+    check(strcmp(k->isa_name, emu_isa_name(isa)) == 0, "convert[%s]: selected '%s'",
+          emu_isa_name(isa), k->isa_name);
+
+    uint16_t* all16 = xmalloc(65536 * sizeof *all16);
+    for (uint32_t h = 0; h < 65536; ++h) all16[h] = (uint16_t)h;
+    int ok16 = run_to_f32(k->f16_to_f32, emu_f16_to_f32, all16, 65536);
+    int okb = run_to_f32(k->bf16_to_f32, emu_bf16_to_f32, all16, 65536);
+    for (size_t li = 0; li < sizeof k_cvt_lengths / sizeof k_cvt_lengths[0]; ++li)
+        for (size_t off = 0; off < 3; ++off) { /* misaligned starts, NaN/inf region included */
+            const size_t start = off * 31744 + off; /* 0, 0x7C01 (NaNs), ... */
+            ok16 = ok16 && run_to_f32(k->f16_to_f32, emu_f16_to_f32, all16 + start, k_cvt_lengths[li]);
+            okb = okb && run_to_f32(k->bf16_to_f32, emu_bf16_to_f32, all16 + start, k_cvt_lengths[li]);
+        }
+    check(ok16, "convert[%s]: f16->f32 all 65536 patterns + tails, bitwise vs scalar, guard intact",
+          emu_isa_name(isa));
+    check(okb, "convert[%s]: bf16->f32 all 65536 patterns + tails, bitwise vs scalar, guard intact",
+          emu_isa_name(isa));
+    free(all16);
+
+    int okh = run_from_f32(k->f32_to_f16, emu_f32_to_f16, in, n);
+    int okf = run_from_f32(k->f32_to_bf16, emu_f32_to_bf16, in, n);
+    for (size_t li = 0; li < sizeof k_cvt_lengths / sizeof k_cvt_lengths[0]; ++li)
+        for (size_t off = 0; off < 4; ++off) {
+            const size_t start = off * 13; /* edge cases sit at the front */
+            okh = okh && run_from_f32(k->f32_to_f16, emu_f32_to_f16, in + start, k_cvt_lengths[li]);
+            okf = okf && run_from_f32(k->f32_to_bf16, emu_f32_to_bf16, in + start, k_cvt_lengths[li]);
+        }
+    check(okh, "convert[%s]: f32->f16 %zu edge+random inputs + tails, bitwise vs scalar, guard intact",
+          emu_isa_name(isa), n);
+    check(okf, "convert[%s]: f32->bf16 %zu edge+random inputs + tails, bitwise vs scalar, guard intact",
+          emu_isa_name(isa), n);
+}
+
+/* ---------- SiLU ---------- */
+
+static const size_t k_silu_lengths[] = {0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000, 4097};
+#define SILU_MAX_LEN 4097
+
+/* Stable long double reference. scale = sum of the magnitudes of the terms of
+ * dy*s*(1 + x*(1-s)): the size of the rounding errors any float evaluation makes. */
+static void ref_silu(float xf, float dyf, long double* y, long double* dx, long double* scale) {
+    const long double x = xf, dy = dyf, e = expl(-fabsl(x));
+    const long double s = x >= 0 ? 1 / (1 + e) : e / (1 + e);
+    const long double oms = x >= 0 ? e / (1 + e) : 1 / (1 + e);
+    *y = x * s;
+    *dx = dy * s * (1 + x * oms);
+    *scale = fabsl(dy * s) * (1 + fabsl(x * oms));
+}
+
+static int same_float(float a, float b) { return (isnan(a) && isnan(b)) || fbits(a) == fbits(b); }
+
+typedef struct {
+    double fwd, grad, grad_away, grad_scaled;
+} silu_err;
+
+/* Runs both kernels at length len on exact-size copies; returns 0 on guard damage. */
+static int run_silu(const emu_silu_kernels* k, const float* x, const float* dy, size_t len,
+                    float* y_out, float* dx_out) {
+    float* xs = xmalloc(len * sizeof *xs);
+    float* ds = xmalloc(len * sizeof *ds);
+    float* y = xmalloc((len + GUARD) * sizeof *y);
+    float* dx = xmalloc((len + GUARD) * sizeof *dx);
+    memcpy(xs, x, len * sizeof *xs);
+    memcpy(ds, dy, len * sizeof *ds);
+    memset(y, GUARD_BYTE, (len + GUARD) * sizeof *y);
+    memset(dx, GUARD_BYTE, (len + GUARD) * sizeof *dx);
+    k->silu(len, xs, y);
+    k->silu_grad(len, ds, xs, dx);
+    const int ok = guard_ok(y + len, GUARD * sizeof *y) && guard_ok(dx + len, GUARD * sizeof *dx);
+    memcpy(y_out, y, len * sizeof *y);
+    memcpy(dx_out, dx, len * sizeof *dx);
+    free(xs);
+    free(ds);
+    free(y);
+    free(dx);
+    return ok;
+}
+
+static void test_silu_isa(emu_isa isa) {
+    const emu_silu_kernels* k = emu_silu_select(isa);
+    const emu_silu_kernels* ks = emu_silu_select(EMU_ISA_SCALAR);
+    check(strstr(k->silu_name, emu_isa_name(isa)) && strstr(k->silu_grad_name, emu_isa_name(isa)),
+          "silu[%s]: selected %s, %s", emu_isa_name(isa), k->silu_name, k->silu_grad_name);
+
+    float *x = xmalloc(SILU_MAX_LEN * sizeof *x), *dy = xmalloc(SILU_MAX_LEN * sizeof *dy);
+    float *y = xmalloc(SILU_MAX_LEN * sizeof *y), *dx = xmalloc(SILU_MAX_LEN * sizeof *dx);
+    float *ys = xmalloc(SILU_MAX_LEN * sizeof *ys), *dxs = xmalloc(SILU_MAX_LEN * sizeof *dxs);
+    silu_err err = {0, 0, 0, 0};
+    int guards = 1, bitwise = 1;
+    size_t samples = 0;
+    for (size_t li = 0; li < sizeof k_silu_lengths / sizeof k_silu_lengths[0]; ++li) {
+        const size_t len = k_silu_lengths[li];
+        for (size_t i = 0; i < len; ++i) {
+            x[i] = rnd_uniform(-20.0f, 20.0f);
+            dy[i] = rnd_uniform(-2.0f, 2.0f);
+        }
+        guards &= run_silu(k, x, dy, len, y, dx);
+        guards &= run_silu(ks, x, dy, len, ys, dxs);
+        for (size_t i = 0; i < len; ++i) {
+            long double gy, gdx, scale;
+            ref_silu(x[i], dy[i], &gy, &gdx, &scale);
+            const double ey = (double)(fabsl(y[i] - gy) / (fabsl(gy) + 1e-7L));
+            const double ed = (double)(fabsl(dx[i] - gdx) / (fabsl(gdx) + 1e-7L));
+            const double es = (double)(fabsl(dx[i] - gdx) / (scale + 1e-7L));
+            if (ey > err.fwd) err.fwd = ey;
+            if (ed > err.grad) err.grad = ed;
+            if (es > err.grad_scaled) err.grad_scaled = es;
+            /* away from the zero of 1 + x*(1-s) at x = -1.2785 */
+            if (fabsf(x[i] + 1.2785f) > 0.05f && ed > err.grad_away) err.grad_away = ed;
+            if (!same_float(y[i], ys[i]) || !same_float(dx[i], dxs[i])) {
+                if (bitwise) printf("  x=%a dy=%a: y %a vs scalar %a, dx %a vs scalar %a\n", x[i],
+                                    dy[i], y[i], ys[i], dx[i], dxs[i]);
+                bitwise = 0;
+            }
+        }
+        samples += len;
+    }
+    check(guards, "silu[%s]: lengths 0..4097, inputs and output guards intact", emu_isa_name(isa));
+    check(bitwise, "silu[%s]: bitwise identical to scalar on %zu samples", emu_isa_name(isa), samples);
+    check(err.fwd < 1e-5, "silu[%s]: forward max rel err %.3g (limit 1e-5)", emu_isa_name(isa), err.fwd);
+    check(err.grad_scaled < 1e-6 && err.grad_away < 1e-5,
+          "silu[%s]: grad max rel err %.3g for |x+1.2785|>0.05 (limit 1e-5), %.3g relative to term "
+          "size (limit 1e-6); plain rel err incl. near the zero of the grad: %.3g (not limited)",
+          emu_isa_name(isa), err.grad_away, err.grad_scaled, err.grad);
+
+    /* Specials, repeated so they land in full vectors and in tails. */
+    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 88.0f, -88.0f,
+                               100.0f, -100.0f, 1e-30f, -1e-30f, 87.5f, -87.5f, 1.0f};
+    const size_t nsp = sizeof sp / sizeof sp[0], len = 3 * nsp + 5;
+    int ok = 1;
+    for (size_t i = 0; i < len; ++i) {
+        x[i] = sp[i % nsp];
+        dy[i] = (i & 1) ? -1.5f : 0.75f;
+    }
+    ok &= run_silu(k, x, dy, len, y, dx);
+    for (size_t i = 0; i < len; ++i) {
+        const double xd = x[i], s = 1.0 / (1.0 + exp(-xd));
+        const double gy = xd * s, gdx = (double)dy[i] * s * (1.0 + xd * (1.0 - s));
+        const int cls = isnan(y[i]) == isnan(gy) && isinf(y[i]) == isinf(gy) &&
+                        isnan(dx[i]) == isnan(gdx) && isinf(dx[i]) == isinf(gdx);
+        const int close = (isnan(gy) || isinf(gy) || fabs(y[i] - gy) <= 1e-6 * (1 + fabs(gy))) &&
+                          (isnan(gdx) || isinf(gdx) || fabs(dx[i] - gdx) <= 1e-6 * (1 + fabs(gdx))) &&
+                          (!isinf(gy) || y[i] == gy) && (!isinf(gdx) || dx[i] == gdx);
+        if (!cls || !close) {
+            printf("  x=%g dy=%g: y=%g (want %g) dx=%g (want %g)\n", xd, dy[i], y[i], gy, dx[i], gdx);
+            ok = 0;
+        }
+    }
+    check(ok, "silu[%s]: special values (+-0, +-inf, NaN, +-88, +-100, +-1e-30) match the double "
+          "formula's NaN/inf class and value", emu_isa_name(isa));
+    free(x);
+    free(dy);
+    free(y);
+    free(dx);
+    free(ys);
+    free(dxs);
+}
+
+/* ULP error of silu over its whole normal range (all ISAs are bitwise equal,
+ * checked above, so the active one stands for all). */
+static void test_silu_ulp(emu_isa isa) {
+    const emu_silu_kernels* k = emu_silu_select(isa);
+    const size_t n = (size_t)1 << 22;
+    float* x = xmalloc(n * sizeof *x);
+    float* y = xmalloc(n * sizeof *y);
+    for (size_t i = 0; i < n; ++i)
+        x[i] = (i & 1) ? rnd_uniform(-87.0f, 88.0f)
+                       : ldexpf(rnd_uniform(-1.0f, 1.0f), -(int)(rnd32() % 100)); /* near 0 */
+    k->silu(n, x, y);
+    double max_ulp = 0;
+    float worst = 0;
+    for (size_t i = 0; i < n; ++i) {
+        long double gy, gdx, scale;
+        ref_silu(x[i], 1.0f, &gy, &gdx, &scale);
+        if (fabsl(gy) < FLT_MIN) continue;
+        int e;
+        frexpl(gy, &e);
+        const double ulp = ldexp(1.0, e - 24);
+        const double u = (double)(fabsl(y[i] - gy) / ulp);
+        if (u > max_ulp) {
+            max_ulp = u;
+            worst = x[i];
+        }
+    }
+    check(max_ulp <= 4.0, "silu[%s]: forward max error %.2f ULP over %zu x in [-87, 88] (worst x=%a, "
+          "limit 4)", emu_isa_name(isa), max_ulp, n, worst);
+    free(x);
+    free(y);
+}
+
+int main(void) {
+    test_isa_api();
+    float* in;
+    const size_t n = build_f32_inputs(&in);
+    test_convert_scalar_helpers(in, n);
+    const emu_isa det = emu_isa_detected();
+    for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_convert_isa((emu_isa)isa, in, n);
+    free(in);
+    for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_silu_isa((emu_isa)isa);
+    test_silu_ulp(det);
+    printf("%d passed, %d failed\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}

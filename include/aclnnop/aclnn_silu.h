@@ -24,7 +24,8 @@ extern "C" {
  * @return ACLNN_SUCCESS;
  *         ACLNN_ERR_PARAM_NULLPTR (161001) for a NULL argument;
  *         ACLNN_ERR_PARAM_INVALID (161002) for an unsupported dtype, dtypes
- *         that differ, rank > 8, or shapes that differ.
+ *         that differ, rank > 8, shapes that differ, or a non-empty tensor
+ *         whose data address is NULL.
  *         Empty tensors succeed with workspace 0 and nothing is computed.
  */
 ACLNN_API aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,

@@ -26,7 +26,9 @@ extern "C" {
  *  4. dtypes that are not all equal -> 161002;
  *  5. BFLOAT16 on the Ascend910 (training series) product -> 161002;
  *  6. rank > 8 -> 161002;
- *  7. shapes that are not all equal (no broadcasting) -> 161002.
+ *  7. shapes that are not all equal (no broadcasting) -> 161002;
+ *  8. a non-empty tensor whose data address is NULL -> 161002 (aclnn_emu
+ *     only: on the device the kernel would fault).
  * Formats are not checked. Empty tensors succeed with workspace 0.
  *
  * @param gradOutput incoming gradient, any strides and offset.

@@ -61,6 +61,23 @@ static aclnnStatus build_tensor(const char *api, const tensor_args *args, struct
         }
         out->storage[i] = args->storage_dims[i];
     }
+    /* Element counts and the furthest element index must fit in int64, so
+     * no later size computation can overflow. */
+    int64_t numel = 1, last_index = args->offset;
+    bool empty = false;
+    for (uint64_t i = 0; i < args->view_rank; ++i) {
+        empty = empty || args->view_dims[i] == 0;
+    }
+    for (uint64_t i = 0; i < args->view_rank && !empty; ++i) {
+        int64_t stride = args->strides != NULL ? args->strides[i] : 1;
+        int64_t reach = 0;
+        if (__builtin_mul_overflow(numel, args->view_dims[i], &numel) ||
+            (stride >= 0 && (__builtin_mul_overflow(args->view_dims[i] - 1, stride, &reach) ||
+                             __builtin_add_overflow(last_index, reach, &last_index)))) {
+            return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: viewDims and stride describe more elements than int64 "
+                                                     "can index; expected a view of at most 2^63-1 elements.", api);
+        }
+    }
     if (args->strides != NULL) {
         for (uint64_t i = 0; i < args->view_rank; ++i) {
             if (args->strides[i] < 0) {

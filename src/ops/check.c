@@ -69,3 +69,14 @@ aclnnStatus emu_check_bf16_supported(const char *api, const char *name, const ac
     }
     return ACLNN_SUCCESS;
 }
+
+aclnnStatus emu_check_has_data(const char *api, const char *name, const aclTensor *tensor)
+{
+    if (tensor->view.data == NULL && !emu_view_is_empty(&tensor->view)) {
+        char shape[256];
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has no device memory (its data address is NULL) but shape "
+                                                 "%s; expected memory from aclrtMalloc.", api, name,
+                        emu_shape_string(&tensor->view, shape, sizeof shape));
+    }
+    return ACLNN_SUCCESS;
+}

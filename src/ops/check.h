@@ -21,6 +21,8 @@ aclnnStatus emu_check_same_dtype(const char *api, const char *name, const aclTen
 aclnnStatus emu_check_max_rank(const char *api, const char *name, const aclTensor *tensor, int max_rank);
 aclnnStatus emu_check_same_shape(const char *api, const char *name, const aclTensor *tensor, const char *ref_name,
                                  const aclTensor *ref, aclnnStatus code);
+/* A non-empty tensor must point at memory (its data is not NULL). */
+aclnnStatus emu_check_has_data(const char *api, const char *name, const aclTensor *tensor);
 /* BF16 is not supported by the Atlas training series (Ascend910). */
 aclnnStatus emu_check_bf16_supported(const char *api, const char *name, const aclTensor *tensor);
 

@@ -24,6 +24,9 @@ static aclnnStatus check_params(const char *api, const aclTensor *gradOutput, co
     EMU_TRY(emu_check_max_rank(api, "gradInput", gradInput, SILU_BACKWARD_MAX_RANK));
     EMU_TRY(emu_check_same_shape(api, "gradOutput", gradOutput, "gradInput", gradInput, ACLNN_ERR_PARAM_INVALID));
     EMU_TRY(emu_check_same_shape(api, "self", self, "gradInput", gradInput, ACLNN_ERR_PARAM_INVALID));
+    EMU_TRY(emu_check_has_data(api, "gradOutput", gradOutput));
+    EMU_TRY(emu_check_has_data(api, "self", self));
+    EMU_TRY(emu_check_has_data(api, "gradInput", gradInput));
     return ACLNN_SUCCESS;
 }
 

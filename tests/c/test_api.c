@@ -217,6 +217,14 @@ static void test_silu_backward(void)
     CHECK_ERROR(aclnnSiluBackwardGetWorkspaceSize(dy_t, wrong_dtype, out_t, &workspace_size, &executor),
                 ACLNN_ERR_PARAM_INVALID, "self");
 
+    aclTensor *no_data = aclCreateTensor(shape, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 2, NULL);
+    CHECK_ERROR(aclnnSiluBackwardGetWorkspaceSize(dy_t, x_tensor, no_data, &workspace_size, &executor),
+                ACLNN_ERR_PARAM_INVALID, "gradInput");
+    int64_t huge[3] = {INT64_C(1) << 40, INT64_C(1) << 40, 4};
+    CHECK(aclCreateTensor(huge, 3, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, huge, 3, NULL) == NULL);
+    CHECK(strstr(aclGetRecentErrMsg(), "int64") != NULL);
+
+    aclDestroyTensor(no_data);
     aclDestroyTensor(wrong_shape);
     aclDestroyTensor(wrong_dtype);
     aclDestroyTensor(dy_t);

@@ -85,7 +85,7 @@ constexpr aclnnStatus OK = 0;
 /**
  * Creates a tensor descriptor.
  * @param viewDims view shape (may be NULL only when @p viewDimsNum is 0: a 0-d tensor).
- * @param viewDimsNum rank of the view (any rank is stored; operators limit it).
+ * @param viewDimsNum rank of the view, at most 32 (operators limit it further).
  * @param dataType element type.
  * @param stride strides in elements, one per view dimension, or NULL for
  *        the contiguous strides of the view shape.
@@ -95,9 +95,10 @@ constexpr aclnnStatus OK = 0;
  * @param tensorData start of the storage in device memory; NULL is accepted
  *        (for tensors that are never read or written, such as empty ones).
  * @return the descriptor, owned by the caller (aclDestroyTensor); NULL when
- *         a shape pointer is NULL with a non-zero count, a dimension, stride
- *         or offset is negative, or memory runs out (a message is left for
- *         aclGetRecentErrMsg).
+ *         a shape pointer is NULL with a non-zero count, a rank exceeds 32,
+ *         a dimension, stride or offset is negative, the view holds more
+ *         elements than int64 can index, or memory runs out (a message is
+ *         left for aclGetRecentErrMsg).
  */
 ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
                                                const int64_t *stride, int64_t offset, aclFormat format,

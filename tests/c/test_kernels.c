@@ -428,6 +428,29 @@ static void test_silu_isa(emu_isa isa) {
     }
     check(ok, "silu[%s]: special values (+-0, +-inf, NaN, +-88, +-100, +-1e-30) match the double "
           "formula's NaN/inf class and value", emu_isa_name(isa));
+
+    /* Deep negative x: sigmoid is subnormal, not 0, so an infinite gradient
+     * stays infinite (the formula's -inf, not inf * 0 = NaN) and silu keeps
+     * its tiny value. */
+    static const float deep[] = {-87.5f, -88.0f, -90.0f, -95.0f, -100.0f, -103.0f};
+    const size_t ndeep = sizeof deep / sizeof deep[0], deep_len = 3 * ndeep + 1;
+    ok = 1;
+    for (size_t i = 0; i < deep_len; ++i) {
+        x[i] = deep[i % ndeep];
+        dy[i] = INFINITY;
+    }
+    ok &= run_silu(k, x, dy, deep_len, y, dx);
+    for (size_t i = 0; i < deep_len; ++i) {
+        const double xd = x[i], gy = xd / (1.0 + exp(-xd));
+        /* s is a subnormal (rounded to a multiple of 2^-149), and y = x*s scales its error by |x|. */
+        const double tolerance = fabs(xd) * 0x1p-149 + 1e-6 * fabs(gy);
+        if (!(dx[i] == -INFINITY) || !(y[i] < 0.0f) || fabs(y[i] - gy) > tolerance) {
+            printf("  x=%g: y=%g (want %g) dx=%g (want -inf)\n", xd, y[i], gy, dx[i]);
+            ok = 0;
+        }
+    }
+    check(ok, "silu[%s]: x in [-103, -87.5] gives subnormal sigmoid: silu within |x| subnormal ULP, "
+          "grad of an infinite dy is -inf", emu_isa_name(isa));
     free(x);
     free(dy);
     free(y);

@@ -13,13 +13,17 @@
 
 #include "kernels/silu/silu.h"
 
-/* -|x| is clamped here so that n = round(a*log2(e)) stays within [-127, 0]:
- * the magic-number rounding and the exponent-bit construction of 2^n are
- * then valid. */
-#define EMU_SILU_CLAMP (-88.0f)
-/* exp(a) is returned as 0 below this; above it, p * 2^n is a normal number
- * (ln(FLT_MIN) = -87.3365). */
-#define EMU_SILU_UNDERFLOW (-87.3f)
+/* -|x| is clamped here so that n = round(a*log2(e)) stays within [-150, 0];
+ * exp(-104) is below half the smallest subnormal, so the clamp itself
+ * rounds to 0 and changes no result. */
+#define EMU_SILU_CLAMP (-104.0f)
+/* 2^n is applied as 2^(n+64) * 2^-64: the first factor is always a normal
+ * number whose exponent bits can be built directly, and the second lets
+ * results below FLT_MIN round into the subnormal range, so sigmoid(x) stays
+ * non-zero down to x = -103.9 as the formula asks (an infinite gradient
+ * there stays infinite instead of becoming inf * 0). */
+#define EMU_SILU_SCALE_BIAS_BITS 0x5F800000u /* (127 + 64) << 23 */
+#define EMU_SILU_UNBIAS 0x1p-64f
 #define EMU_SILU_LOG2E 1.44269504088896341f
 /* 1.5 * 2^23: z = a*log2e + MAGIC rounds a*log2e to an integer n (RNE), and
  * the low mantissa bits of z hold n in two's complement. */
@@ -47,8 +51,8 @@ static inline float emu_silu_exp_neg_(float a) {
     memcpy(&zb, &z, sizeof zb);
     /* (MAGIC_BITS + n) << 23 == n << 23 because MAGIC_BITS's low 9 bits are 0;
      * no float->int conversion, so a NaN z is harmless (its garbage scale
-     * is multiplied by a NaN polynomial below). */
-    const uint32_t sb = (zb << 23) + 0x3F800000u;
+     * is multiplied by a NaN polynomial below). scale = 2^(n+64). */
+    const uint32_t sb = (zb << 23) + EMU_SILU_SCALE_BIAS_BITS;
     float scale;
     memcpy(&scale, &sb, sizeof scale);
 
@@ -62,8 +66,7 @@ static inline float emu_silu_exp_neg_(float a) {
     p = fmaf(p, r, EMU_SILU_P5);
     p = fmaf(p, r, 1.0f);
     p = fmaf(p, r, 1.0f);
-    const float t = p * scale;
-    return (a < EMU_SILU_UNDERFLOW) ? 0.0f : t;
+    return (p * scale) * EMU_SILU_UNBIAS;
 }
 
 /* s = sigmoid(x) and oms = 1 - s, each computed without cancellation. */

@@ -10,7 +10,7 @@ static inline __m256 exp_neg_8(__m256 a) {
     const __m256 z = _mm256_fmadd_ps(a, _mm256_set1_ps(EMU_SILU_LOG2E), magic);
     const __m256 nf = _mm256_sub_ps(z, magic);
     const __m256 scale = _mm256_castsi256_ps(_mm256_add_epi32(
-        _mm256_slli_epi32(_mm256_castps_si256(z), 23), _mm256_set1_epi32(0x3F800000)));
+        _mm256_slli_epi32(_mm256_castps_si256(z), 23), _mm256_set1_epi32((int)EMU_SILU_SCALE_BIAS_BITS)));
 
     __m256 r = _mm256_fmadd_ps(nf, _mm256_set1_ps(-EMU_SILU_LN2_HI), a);
     r = _mm256_fmadd_ps(nf, _mm256_set1_ps(-EMU_SILU_LN2_LO), r);
@@ -22,9 +22,7 @@ static inline __m256 exp_neg_8(__m256 a) {
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_SILU_P5));
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
     p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    const __m256 t = _mm256_mul_ps(p, scale);
-    const __m256 under = _mm256_cmp_ps(a, _mm256_set1_ps(EMU_SILU_UNDERFLOW), _CMP_LT_OQ);
-    return _mm256_andnot_ps(under, t);
+    return _mm256_mul_ps(_mm256_mul_ps(p, scale), _mm256_set1_ps(EMU_SILU_UNBIAS));
 }
 
 static inline __m256 sigmoid_8(__m256 x, __m256* oms) {

@@ -10,7 +10,7 @@ static inline __m512 exp_neg_16(__m512 a) {
     const __m512 z = _mm512_fmadd_ps(a, _mm512_set1_ps(EMU_SILU_LOG2E), magic);
     const __m512 nf = _mm512_sub_ps(z, magic);
     const __m512 scale = _mm512_castsi512_ps(_mm512_add_epi32(
-        _mm512_slli_epi32(_mm512_castps_si512(z), 23), _mm512_set1_epi32(0x3F800000)));
+        _mm512_slli_epi32(_mm512_castps_si512(z), 23), _mm512_set1_epi32((int)EMU_SILU_SCALE_BIAS_BITS)));
 
     __m512 r = _mm512_fmadd_ps(nf, _mm512_set1_ps(-EMU_SILU_LN2_HI), a);
     r = _mm512_fmadd_ps(nf, _mm512_set1_ps(-EMU_SILU_LN2_LO), r);
@@ -22,9 +22,7 @@ static inline __m512 exp_neg_16(__m512 a) {
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P5));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    const __m512 t = _mm512_mul_ps(p, scale);
-    const __mmask16 under = _mm512_cmp_ps_mask(a, _mm512_set1_ps(EMU_SILU_UNDERFLOW), _CMP_LT_OQ);
-    return _mm512_maskz_mov_ps((__mmask16)~under, t);
+    return _mm512_mul_ps(_mm512_mul_ps(p, scale), _mm512_set1_ps(EMU_SILU_UNBIAS));
 }
 
 static inline __m512 sigmoid_16(__m512 x, __m512* oms) {

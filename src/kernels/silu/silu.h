@@ -7,8 +7,8 @@
  * all implementations are bit-identical for every non-NaN result; the files
  * are compiled with -ffp-contract=off and use real IEEE division):
  *   t   = exp(-|x|) in [0, 1]: own polynomial exp (Cephes expf range
- *         reduction and coefficients), flushed to 0 where -|x| < -87.3 so no
- *         subnormal is ever produced;
+ *         reduction and coefficients), scaled by 2^(n+64) * 2^-64 so that
+ *         results below FLT_MIN round correctly into the subnormal range;
  *   q   = 1 / (1 + t);
  *   s   = x >= 0 ? q : t*q;   1 - s = x >= 0 ? t*q : q
  *   (neither form cancels, overflows or computes inf*0 for finite x).
@@ -20,8 +20,9 @@
  * |dy*s| * (1 + |x*(1-s)|), but 1 + x*(1 - s) crosses zero near
  * x = -1.2785, so its *relative* error grows without bound as x approaches
  * that point (inherent to evaluating the factor in float).
- * For x < -87.3, sigmoid is flushed to 0, so y = -0 and dx = +-0 where the
- * exact result would be a tiny normal number (|y| < 1e-35).
+ * For -103.9 < x < -87.3, sigmoid is a subnormal (fewer significant bits,
+ * as in any float evaluation); below -103.9 it rounds to 0, as the exact
+ * value does in float.
  *
  * Specials (what x*sigmoid(x) gives in float arithmetic):
  *   silu(+inf) = +inf, silu(-inf) = NaN (-inf * 0), silu(NaN) = NaN;

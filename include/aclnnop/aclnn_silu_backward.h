@@ -19,14 +19,16 @@ extern "C" {
 /**
  * Phase 1 of aclnnSiluBackward.
  *
- * Checks, in the order of CANN's Atlas A2/A3 implementation:
+ * Checks, in the order of CANN's implementation:
  *  1. @p workspaceSize or @p executor NULL -> ACLNN_ERR_PARAM_NULLPTR (161001);
  *  2. @p gradOutput, @p self or @p gradInput NULL -> 161001;
  *  3. a dtype not FLOAT, FLOAT16 or BFLOAT16 -> ACLNN_ERR_PARAM_INVALID (161002);
- *  4. dtypes that are not all equal -> 161002;
+ *  4. dtypes that are not all equal -> 161002 (Ascend950: gradOutput and
+ *     self may differ when gradInput is FLOAT);
  *  5. BFLOAT16 on the Ascend910 (training series) product -> 161002;
- *  6. rank > 8 -> 161002;
- *  7. shapes that are not all equal (no broadcasting) -> 161002;
+ *  6. gradOutput or self of rank > 8 -> 161002;
+ *  7. shapes that are not all equal -> 161002 (Ascend950: gradInput must be
+ *     the broadcast of gradOutput and self);
  *  8. a non-empty tensor whose data address is NULL -> 161002 (aclnn_emu
  *     only: on the device the kernel would fault).
  * Formats are not checked. Empty tensors succeed with workspace 0.

@@ -291,6 +291,37 @@ const char *emu_shape_string(const emu_view *view, char *buf, size_t size)
     return buf;
 }
 
+bool emu_broadcast_shape(const emu_view *a, const emu_view *b, int64_t *out, int32_t *out_rank)
+{
+    int32_t rank = a->rank > b->rank ? a->rank : b->rank;
+    for (int32_t i = 0; i < rank; ++i) {
+        int32_t ia = i - (rank - a->rank), ib = i - (rank - b->rank);
+        int64_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        if (da != db && da != 1 && db != 1) {
+            return false;
+        }
+        out[i] = da == 1 ? db : da;
+    }
+    *out_rank = rank;
+    return true;
+}
+
+void emu_view_broadcast_to(emu_view *view, const int64_t *shape, int32_t rank)
+{
+    int64_t strides[EMU_MAX_DIMS];
+    int32_t lead = rank - view->rank;
+    for (int32_t i = 0; i < rank; ++i) {
+        int32_t source = i - lead;
+        bool stretched = source < 0 || (view->shape[source] == 1 && shape[i] != 1);
+        strides[i] = stretched ? 0 : view->strides[source];
+    }
+    for (int32_t i = 0; i < rank; ++i) {
+        view->shape[i] = shape[i];
+        view->strides[i] = strides[i];
+    }
+    view->rank = rank;
+}
+
 /* Merges dimensions that are dense with respect to each other and drops
  * size-1 dimensions, so the copy loops run over as few, long rows as possible. */
 static int32_t compact(const emu_view *view, int64_t *shape, int64_t *strides)

@@ -37,6 +37,14 @@ static inline void *emu_view_origin(const emu_view *view)
     return (char *)view->data + view->offset * (int64_t)emu_dtype_size(view->dtype);
 }
 
+/* NumPy-style broadcast of two shapes into `out` (rank in *out_rank);
+ * false when a dimension pair is neither equal nor has a 1. */
+bool emu_broadcast_shape(const emu_view *a, const emu_view *b, int64_t *out, int32_t *out_rank);
+/* Rewrites `view` as a view of `shape`: leading dimensions added and
+ * size-1 dimensions stretched, both with stride 0. `shape` must be a
+ * broadcast of the view's shape. */
+void emu_view_broadcast_to(emu_view *view, const int64_t *shape, int32_t rank);
+
 /* Copies the elements of a strided view to a dense buffer, row-major, and back. */
 void emu_view_gather(const emu_view *view, void *dense);
 void emu_view_scatter(const void *dense, const emu_view *view);

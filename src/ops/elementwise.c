@@ -30,7 +30,10 @@ static_assert(sizeof(ew_plan) <= EMU_PLAN_BYTES, "ew_plan must fit in the execut
 
 typedef struct {
     emu_ew_op op;
-    aclDataType dtype;
+    int input_count;
+    aclDataType in_dtype[EMU_EW_MAX_INPUTS];
+    aclDataType out_dtype;
+    bool all_f32;
     const void *in[EMU_EW_MAX_INPUTS];
     void *out;
     const emu_silu_kernels *silu;
@@ -46,30 +49,44 @@ static void compute_f32(const ew_run_ctx *ctx, size_t n, const float *const *in,
     }
 }
 
+/* fp16/bf16 blocks are widened into `wide`; fp32 data is used in place. */
+static const float *widen(const ew_run_ctx *ctx, aclDataType dtype, const void *data, size_t at, size_t n,
+                          float *wide)
+{
+    if (dtype == ACL_FLOAT) {
+        return (const float *)data + at;
+    }
+    emu_cvt_to_f32_fn convert = dtype == ACL_BF16 ? ctx->convert->bf16_to_f32 : ctx->convert->f16_to_f32;
+    convert(n, (const uint16_t *)data + at, wide);
+    return wide;
+}
+
 static void run_range(void *opaque, size_t begin, size_t end)
 {
     const ew_run_ctx *ctx = opaque;
-    int input_count = ctx->op == EMU_EW_SILU ? 1 : 2;
-    if (ctx->dtype == ACL_FLOAT) {
+    if (ctx->all_f32) {
         const float *in[EMU_EW_MAX_INPUTS] = {NULL, NULL};
-        for (int i = 0; i < input_count; ++i) {
+        for (int i = 0; i < ctx->input_count; ++i) {
             in[i] = (const float *)ctx->in[i] + begin;
         }
         compute_f32(ctx, end - begin, in, (float *)ctx->out + begin);
         return;
     }
-    bool bf16 = ctx->dtype == ACL_BF16;
-    emu_cvt_to_f32_fn widen = bf16 ? ctx->convert->bf16_to_f32 : ctx->convert->f16_to_f32;
-    emu_cvt_from_f32_fn narrow = bf16 ? ctx->convert->f32_to_bf16 : ctx->convert->f32_to_f16;
     _Alignas(64) float wide_in[EMU_EW_MAX_INPUTS][EMU_EW_BLOCK];
     _Alignas(64) float wide_out[EMU_EW_BLOCK];
-    const float *in[EMU_EW_MAX_INPUTS] = {wide_in[0], wide_in[1]};
     for (size_t at = begin; at < end; at += EMU_EW_BLOCK) {
         size_t n = end - at < EMU_EW_BLOCK ? end - at : EMU_EW_BLOCK;
-        for (int i = 0; i < input_count; ++i) {
-            widen(n, (const uint16_t *)ctx->in[i] + at, wide_in[i]);
+        const float *in[EMU_EW_MAX_INPUTS] = {NULL, NULL};
+        for (int i = 0; i < ctx->input_count; ++i) {
+            in[i] = widen(ctx, ctx->in_dtype[i], ctx->in[i], at, n, wide_in[i]);
+        }
+        if (ctx->out_dtype == ACL_FLOAT) {
+            compute_f32(ctx, n, in, (float *)ctx->out + at);
+            continue;
         }
         compute_f32(ctx, n, in, wide_out);
+        emu_cvt_from_f32_fn narrow = ctx->out_dtype == ACL_BF16 ? ctx->convert->f32_to_bf16
+                                                                : ctx->convert->f32_to_f16;
         narrow(n, wide_out, (uint16_t *)ctx->out + at);
     }
 }
@@ -78,10 +95,15 @@ static const char *kernel_name(const ew_run_ctx *ctx)
 {
     static _Thread_local char name[128];
     const char *f32_name = ctx->op == EMU_EW_SILU ? ctx->silu->silu_name : ctx->silu->silu_grad_name;
-    if (ctx->dtype == ACL_FLOAT) {
+    if (ctx->all_f32) {
         return f32_name;
     }
-    snprintf(name, sizeof name, "%s+%s_convert__%s", f32_name, ctx->dtype == ACL_BF16 ? "bf16" : "f16",
+    bool f16 = ctx->out_dtype == ACL_FLOAT16, bf16 = ctx->out_dtype == ACL_BF16;
+    for (int i = 0; i < ctx->input_count; ++i) {
+        f16 = f16 || ctx->in_dtype[i] == ACL_FLOAT16;
+        bf16 = bf16 || ctx->in_dtype[i] == ACL_BF16;
+    }
+    snprintf(name, sizeof name, "%s+%s_convert__%s", f32_name, f16 && bf16 ? "f16_bf16" : f16 ? "f16" : "bf16",
              ctx->convert->isa_name);
     return name;
 }
@@ -95,12 +117,18 @@ static const char *run_elementwise(aclOpExecutor *executor, void *workspace)
     emu_isa isa = emu_isa_active();
     ew_run_ctx ctx = {
         .op = plan->op,
-        .dtype = executor->tensors[0].dtype,
+        .input_count = plan->input_count,
+        .out_dtype = executor->tensors[plan->input_count].dtype,
+        .all_f32 = true,
         .silu = emu_silu_select(isa),
         .convert = emu_convert_select(isa),
     };
     for (int i = 0; i <= plan->input_count; ++i) {
         const emu_view *view = &executor->tensors[i];
+        ctx.all_f32 = ctx.all_f32 && view->dtype == ACL_FLOAT;
+        if (i < plan->input_count) {
+            ctx.in_dtype[i] = view->dtype;
+        }
         void *dense = plan->staged[i] ? (char *)workspace + plan->stage_offset[i] : emu_view_origin(view);
         if (plan->staged[i] && i < plan->input_count) {
             emu_view_gather(view, dense);

@@ -1,8 +1,10 @@
-/* Plan and run of element-wise float operators (same shape, same dtype).
+/* Plan and run of element-wise float operators.
  *
- * Inputs and the output may be arbitrary views: a non-contiguous tensor is
- * staged through the workspace (gathered before, scattered after), so the
- * kernels only ever see dense arrays. fp16/bf16 data is widened to fp32 in
+ * Inputs must have the output's shape; broadcast inputs are bound as views
+ * of that shape with stride 0 (emu_view_broadcast_to). Every view may be
+ * arbitrary: a non-contiguous tensor is staged through the workspace
+ * (gathered before, scattered after), so kernels only see dense arrays.
+ * Each tensor has its own dtype: fp16/bf16 data is widened to fp32 in
  * L1-sized blocks, computed in fp32 and rounded back to nearest even. */
 #ifndef EMU_OPS_ELEMENTWISE_H_
 #define EMU_OPS_ELEMENTWISE_H_

@@ -1,5 +1,7 @@
-/* aclnnSiluBackward: validation in the order of CANN's A2/A3 op_api, then
- * the shared element-wise plan. */
+/* aclnnSiluBackward: validation in the order of CANN's op_api (null, dtype,
+ * shape), with the product rules: Atlas A2/A3 need equal dtypes and shapes;
+ * Ascend950 also broadcasts gradOutput with self and accepts mixed input
+ * dtypes when gradInput is FLOAT. Then the shared element-wise plan. */
 #include "aclnnop/aclnn_silu_backward.h"
 #include "ops/check.h"
 #include "ops/elementwise.h"
@@ -7,26 +9,53 @@
 static const aclDataType SUPPORTED[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 enum { SILU_BACKWARD_MAX_RANK = 8 };
 
-static aclnnStatus check_params(const char *api, const aclTensor *gradOutput, const aclTensor *self,
+static aclnnStatus check_dtypes(const char *api, const aclTensor *gradOutput, const aclTensor *self,
                                 const aclTensor *gradInput)
 {
-    EMU_TRY(emu_check_not_null(api, "gradOutput", gradOutput));
-    EMU_TRY(emu_check_not_null(api, "self", self));
-    EMU_TRY(emu_check_not_null(api, "gradInput", gradInput));
     EMU_TRY(emu_check_dtype_in(api, "gradOutput", gradOutput, SUPPORTED, 3));
     EMU_TRY(emu_check_dtype_in(api, "self", self, SUPPORTED, 3));
     EMU_TRY(emu_check_dtype_in(api, "gradInput", gradInput, SUPPORTED, 3));
-    EMU_TRY(emu_check_same_dtype(api, "self", self, "gradOutput", gradOutput));
-    EMU_TRY(emu_check_same_dtype(api, "gradInput", gradInput, "gradOutput", gradOutput));
+    if (emu_soc_get() == EMU_SOC_ASCEND950 && gradOutput->view.dtype != self->view.dtype) {
+        if (gradInput->view.dtype != ACL_FLOAT) {
+            return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: gradInput has dtype %s; expected ACL_FLOAT, as gradOutput "
+                                                     "(%s) and self (%s) differ.", api,
+                            emu_dtype_name(gradInput->view.dtype), emu_dtype_name(gradOutput->view.dtype),
+                            emu_dtype_name(self->view.dtype));
+        }
+    } else {
+        EMU_TRY(emu_check_same_dtype(api, "gradOutput", gradOutput, "gradInput", gradInput));
+        EMU_TRY(emu_check_same_dtype(api, "self", self, "gradInput", gradInput));
+    }
+    EMU_TRY(emu_check_bf16_supported(api, "self", self));
     EMU_TRY(emu_check_bf16_supported(api, "gradOutput", gradOutput));
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_shapes(const char *api, const aclTensor *gradOutput, const aclTensor *self,
+                                const aclTensor *gradInput)
+{
     EMU_TRY(emu_check_max_rank(api, "gradOutput", gradOutput, SILU_BACKWARD_MAX_RANK));
     EMU_TRY(emu_check_max_rank(api, "self", self, SILU_BACKWARD_MAX_RANK));
-    EMU_TRY(emu_check_max_rank(api, "gradInput", gradInput, SILU_BACKWARD_MAX_RANK));
-    EMU_TRY(emu_check_same_shape(api, "gradOutput", gradOutput, "gradInput", gradInput, ACLNN_ERR_PARAM_INVALID));
-    EMU_TRY(emu_check_same_shape(api, "self", self, "gradInput", gradInput, ACLNN_ERR_PARAM_INVALID));
-    EMU_TRY(emu_check_has_data(api, "gradOutput", gradOutput));
-    EMU_TRY(emu_check_has_data(api, "self", self));
-    EMU_TRY(emu_check_has_data(api, "gradInput", gradInput));
+    if (emu_soc_get() != EMU_SOC_ASCEND950) {
+        EMU_TRY(emu_check_same_shape(api, "gradOutput", gradOutput, "gradInput", gradInput,
+                                     ACLNN_ERR_PARAM_INVALID));
+        EMU_TRY(emu_check_same_shape(api, "self", self, "gradInput", gradInput, ACLNN_ERR_PARAM_INVALID));
+        return ACLNN_SUCCESS;
+    }
+    emu_view broadcast = gradInput->view;
+    char first[256], second[256];
+    if (!emu_broadcast_shape(&gradOutput->view, &self->view, broadcast.shape, &broadcast.rank)) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput has shape %s and self has shape %s; expected shapes "
+                                                 "that broadcast together.", api,
+                        emu_shape_string(&gradOutput->view, first, sizeof first),
+                        emu_shape_string(&self->view, second, sizeof second));
+    }
+    if (!emu_view_same_shape(&gradInput->view, &broadcast)) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: gradInput has shape %s; expected %s, the broadcast of "
+                                                 "gradOutput and self.", api,
+                        emu_shape_string(&gradInput->view, first, sizeof first),
+                        emu_shape_string(&broadcast, second, sizeof second));
+    }
     return ACLNN_SUCCESS;
 }
 
@@ -37,7 +66,14 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const
     static const char API[] = "aclnnSiluBackwardGetWorkspaceSize";
     EMU_TRY(emu_check_not_null(API, "workspaceSize", workspaceSize));
     EMU_TRY(emu_check_not_null(API, "executor", executor));
-    EMU_TRY(check_params(API, gradOutput, self, gradInput));
+    EMU_TRY(emu_check_not_null(API, "gradOutput", gradOutput));
+    EMU_TRY(emu_check_not_null(API, "self", self));
+    EMU_TRY(emu_check_not_null(API, "gradInput", gradInput));
+    EMU_TRY(check_dtypes(API, gradOutput, self, gradInput));
+    EMU_TRY(check_shapes(API, gradOutput, self, gradInput));
+    EMU_TRY(emu_check_has_data(API, "gradOutput", gradOutput));
+    EMU_TRY(emu_check_has_data(API, "self", self));
+    EMU_TRY(emu_check_has_data(API, "gradInput", gradInput));
 
     aclOpExecutor *planned = emu_executor_create(API, "aclnnSiluBackward", 2, 1);
     if (planned == NULL) {
@@ -46,6 +82,9 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const
     emu_executor_bind(planned, 0, gradOutput);
     emu_executor_bind(planned, 1, self);
     emu_executor_bind(planned, 2, gradInput);
+    /* Inputs become views of gradInput's shape (a no-op unless broadcasting). */
+    emu_view_broadcast_to(&planned->tensors[0], gradInput->view.shape, gradInput->view.rank);
+    emu_view_broadcast_to(&planned->tensors[1], gradInput->view.shape, gradInput->view.rank);
     return emu_elementwise_publish(planned, EMU_EW_SILU_GRAD, workspaceSize, executor);
 }
 

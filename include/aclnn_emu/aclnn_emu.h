@@ -13,7 +13,8 @@
  *  - ACLNN_EMU_NUM_THREADS=N            worker threads (default: all usable cores);
  *  - ACLNN_EMU_SOC=Ascend910B|Ascend910_93|Ascend910|Ascend950
  *                                       emulated product (default Ascend910B);
- *  - ACLNN_EMU_VERBOSE=1                log each kernel launch to stderr.
+ *  - ACLNN_EMU_VERBOSE=1                log each kernel launch to stderr;
+ *  - ACLNN_EMU_ALLOW_HOST_MEMORY=1      default of aclnnEmuSetHostMemoryAllowed.
  */
 #ifndef ACLNN_EMU_ACLNN_EMU_H_
 #define ACLNN_EMU_ACLNN_EMU_H_
@@ -81,6 +82,26 @@ ACL_FUNC_VISIBILITY aclError aclnnEmuSetSocName(const char *socName);
  * Valid until the thread's next phase 2.
  */
 ACL_FUNC_VISIBILITY const char *aclnnEmuGetLastKernel(void);
+
+/**
+ * Lets the calling thread hand host memory (for example numpy buffers) to
+ * operators as tensor data and workspace.
+ *
+ * By default (0) phase 1 checks that every non-empty tensor's view (offset,
+ * strides, shape and element size) lies inside one live aclrtMalloc block,
+ * aclSetInputTensorAddr/aclSetOutputTensorAddr check the new address the same
+ * way, and phase 2 checks that a non-NULL workspace lies inside a block with
+ * at least the required size. A violation returns ACLNN_ERR_PARAM_INVALID
+ * (161002) with a message naming the tensor, the pointer and the block; on
+ * the device it would crash or corrupt memory. Set 1 to skip these checks on
+ * this thread (NULL data for a non-empty tensor is still refused).
+ * @param allowed 0 or 1; the initial value comes from ACLNN_EMU_ALLOW_HOST_MEMORY.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for other values.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuSetHostMemoryAllowed(int32_t allowed);
+
+/** The calling thread's setting of aclnnEmuSetHostMemoryAllowed (0 or 1). */
+ACL_FUNC_VISIBILITY int32_t aclnnEmuGetHostMemoryAllowed(void);
 
 /**
  * Frees an array returned by aclGetViewShape, aclGetStorageShape or

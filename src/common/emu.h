@@ -33,6 +33,7 @@ typedef enum { EMU_SOC_ASCEND910B, EMU_SOC_ASCEND910_93, EMU_SOC_ASCEND910, EMU_
 emu_soc emu_soc_get(void);
 int emu_num_threads(void);
 bool emu_verbose(void);
+bool emu_host_memory_allowed(void); /* aclnnEmuSetHostMemoryAllowed on this thread */
 void emu_set_last_kernel(const char *name);
 
 /* ---- handle registry (registry.c) ----
@@ -58,8 +59,13 @@ typedef struct {
     void *base;
     size_t size;
 } emu_block;
-/* Finds the live device block containing [ptr, ptr+len); false if none. */
+/* Finds the live device block containing ptr; true when [ptr, ptr+len) lies
+ * inside it. `out` is filled whenever a block contains ptr (size 0 if none). */
 bool emu_device_block_find(const void *ptr, size_t len, emu_block *out);
+/* Checks that `len` bytes at `ptr` lie in one live device block (skipped
+ * when host memory is allowed on this thread). On failure sets a message
+ * naming `api` and `what` and returns false. */
+bool emu_device_range_check(const char *api, const char *what, const void *ptr, size_t len);
 
 /* ---- streams (stream.c) ----
  * The single launch path: every operator run, async memcpy and memset goes

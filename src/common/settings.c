@@ -33,6 +33,9 @@ static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static atomic_int soc_setting = EMU_SOC_ASCEND910B;
 static atomic_int threads_setting; /* 0 = all usable cores */
 static atomic_bool verbose_setting;
+static atomic_bool host_memory_default;
+/* -1: not set on this thread, use the process default. */
+static _Thread_local int host_memory_allowed = -1;
 static _Thread_local char last_kernel[128];
 
 static const soc_info *soc_by_name(const char *name)
@@ -70,6 +73,8 @@ static void read_environment(void)
     }
     const char *verbose = getenv("ACLNN_EMU_VERBOSE");
     atomic_store(&verbose_setting, verbose != NULL && verbose[0] != '\0' && strcmp(verbose, "0") != 0);
+    const char *host = getenv("ACLNN_EMU_ALLOW_HOST_MEMORY");
+    atomic_store(&host_memory_default, host != NULL && host[0] != '\0' && strcmp(host, "0") != 0);
 }
 
 static void ensure_environment(void)
@@ -152,6 +157,30 @@ bool emu_verbose(void)
 {
     ensure_environment();
     return atomic_load(&verbose_setting);
+}
+
+bool emu_host_memory_allowed(void)
+{
+    if (host_memory_allowed >= 0) {
+        return host_memory_allowed != 0;
+    }
+    ensure_environment();
+    return atomic_load(&host_memory_default);
+}
+
+aclError aclnnEmuSetHostMemoryAllowed(int32_t allowed)
+{
+    if (allowed != 0 && allowed != 1) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclnnEmuSetHostMemoryAllowed: allowed is %d; expected 0 or 1.",
+                        (int)allowed);
+    }
+    host_memory_allowed = allowed;
+    return ACL_SUCCESS;
+}
+
+int32_t aclnnEmuGetHostMemoryAllowed(void)
+{
+    return emu_host_memory_allowed() ? 1 : 0;
 }
 
 void emu_set_last_kernel(const char *name)

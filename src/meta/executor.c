@@ -140,6 +140,20 @@ static aclnnStatus set_address(const char *api, aclOpExecutor *executor, size_t 
                                                  "given as NULL; expected a tensor given in phase 1.", api, index,
                         executor->api);
     }
+    emu_view rebound = executor->tensors[slot];
+    rebound.data = addr;
+    if (!emu_view_is_empty(&rebound)) {
+        if (addr == NULL) {
+            return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: addr is NULL for tensor %zu of %s, which has elements; "
+                                                     "expected device memory from aclrtMalloc.", api, index,
+                            executor->api);
+        }
+        char what[96];
+        snprintf(what, sizeof what, "tensor %zu of %s", index, executor->api);
+        if (!emu_device_range_check(api, what, emu_view_origin(&rebound), emu_view_extent_bytes(&rebound))) {
+            return ACLNN_ERR_PARAM_INVALID;
+        }
+    }
     executor->tensors[slot].data = addr;
     if (tensor != NULL) {
         tensor->view.data = addr;
@@ -209,6 +223,10 @@ aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspac
         return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: workspaceSize is %llu; expected at least %llu bytes, as "
                                                  "phase 1 reported.", api, (unsigned long long)workspace_size,
                         (unsigned long long)executor->workspace_size);
+    }
+    if (executor->workspace_size > 0 &&
+        !emu_device_range_check(api, "workspace", workspace, (size_t)executor->workspace_size)) {
+        return ACLNN_ERR_PARAM_INVALID;
     }
     if (!emu_stream_is_valid(stream)) {
         return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: stream %p is not a live stream; expected NULL (the default "

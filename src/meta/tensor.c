@@ -291,6 +291,19 @@ const char *emu_shape_string(const emu_view *view, char *buf, size_t size)
     return buf;
 }
 
+size_t emu_view_extent_bytes(const emu_view *view)
+{
+    int64_t last = 0;
+    for (int32_t i = 0; i < view->rank; ++i) {
+        last += (view->shape[i] - 1) * view->strides[i]; /* bounded at creation */
+    }
+    size_t bytes = 0;
+    if (__builtin_mul_overflow((size_t)last + 1, emu_dtype_size(view->dtype), &bytes)) {
+        return SIZE_MAX;
+    }
+    return bytes;
+}
+
 bool emu_broadcast_shape(const emu_view *a, const emu_view *b, int64_t *out, int32_t *out_rank)
 {
     int32_t rank = a->rank > b->rank ? a->rank : b->rank;

@@ -31,6 +31,9 @@ bool emu_view_is_contiguous(const emu_view *view);
 bool emu_view_same_shape(const emu_view *a, const emu_view *b);
 /* Writes "[2, 3]" into buf. */
 const char *emu_shape_string(const emu_view *view, char *buf, size_t size);
+/* Bytes from the first to the last element of a non-empty view, inclusive
+ * (SIZE_MAX if that does not fit). */
+size_t emu_view_extent_bytes(const emu_view *view);
 /* First element of the view. */
 static inline void *emu_view_origin(const emu_view *view)
 {

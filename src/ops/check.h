@@ -23,6 +23,9 @@ aclnnStatus emu_check_same_shape(const char *api, const char *name, const aclTen
                                  const aclTensor *ref, aclnnStatus code);
 /* A non-empty tensor must point at memory (its data is not NULL). */
 aclnnStatus emu_check_has_data(const char *api, const char *name, const aclTensor *tensor);
+/* A non-empty tensor's view lies inside one live device block (unless the
+ * thread allows host memory). */
+aclnnStatus emu_check_device_memory(const char *api, const char *name, const aclTensor *tensor);
 /* BF16 is not supported by the Atlas training series (Ascend910). */
 aclnnStatus emu_check_bf16_supported(const char *api, const char *name, const aclTensor *tensor);
 

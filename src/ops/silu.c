@@ -23,6 +23,8 @@ aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uin
     EMU_TRY(emu_check_same_shape(API, "out", out, "self", self, ACLNN_ERR_PARAM_INVALID));
     EMU_TRY(emu_check_has_data(API, "self", self));
     EMU_TRY(emu_check_has_data(API, "out", out));
+    EMU_TRY(emu_check_device_memory(API, "self", self));
+    EMU_TRY(emu_check_device_memory(API, "out", out));
 
     aclOpExecutor *planned = emu_executor_create(API, "aclnnSilu", 1, 1);
     if (planned == NULL) {

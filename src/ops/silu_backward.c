@@ -74,6 +74,9 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const
     EMU_TRY(emu_check_has_data(API, "gradOutput", gradOutput));
     EMU_TRY(emu_check_has_data(API, "self", self));
     EMU_TRY(emu_check_has_data(API, "gradInput", gradInput));
+    EMU_TRY(emu_check_device_memory(API, "gradOutput", gradOutput));
+    EMU_TRY(emu_check_device_memory(API, "self", self));
+    EMU_TRY(emu_check_device_memory(API, "gradInput", gradInput));
 
     aclOpExecutor *planned = emu_executor_create(API, "aclnnSiluBackward", 2, 1);
     if (planned == NULL) {

@@ -84,19 +84,42 @@ static bool table_remove(void *base, block_record *removed)
 bool emu_device_block_find(const void *ptr, size_t len, emu_block *out)
 {
     bool found = false;
+    out->base = NULL;
+    out->size = 0;
     pthread_mutex_lock(&table_lock);
     size_t at = upper_bound(ptr);
     if (at > 0) {
         const block_record *record = &table[at - 1];
         size_t start = (size_t)((const char *)ptr - (const char *)record->base);
-        if (start <= record->size && len <= record->size - start) {
+        if (start < record->size || (start == 0 && record->size == 0)) {
             out->base = record->base;
             out->size = record->size;
-            found = true;
+            found = len <= record->size - start;
         }
     }
     pthread_mutex_unlock(&table_lock);
     return found;
+}
+
+bool emu_device_range_check(const char *api, const char *what, const void *ptr, size_t len)
+{
+    if (emu_host_memory_allowed()) {
+        return true;
+    }
+    emu_block block;
+    if (emu_device_block_find(ptr, len, &block)) {
+        return true;
+    }
+    if (block.base == NULL) {
+        emu_set_message("%s: %s (%zu bytes at %p) is not in device memory; expected memory from aclrtMalloc "
+                        "(call aclnnEmuSetHostMemoryAllowed(1) to pass host memory on purpose).", api, what, len, ptr);
+    } else {
+        size_t start = (size_t)((const char *)ptr - (const char *)block.base);
+        emu_set_message("%s: %s (%zu bytes at %p) runs %zu bytes past the end of its device block %p of %zu "
+                        "bytes; expected a view that fits in its block.", api, what, len, ptr,
+                        start + len - block.size, block.base, block.size);
+    }
+    return false;
 }
 
 static bool policy_is_valid(int policy)

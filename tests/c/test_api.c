@@ -240,6 +240,64 @@ static void test_silu_backward(void)
     free(out);
 }
 
+/* Views must lie in device memory, unless the thread allows host memory. */
+static void test_device_memory_checks(void)
+{
+    int64_t shape[1] = {28};
+    float host_in[28] = {0}, host_out[28];
+    void *small = NULL, *block = NULL;
+    CHECK(aclrtMalloc(&small, 100, ACL_MEM_MALLOC_NORMAL_ONLY) == ACL_SUCCESS); /* 25 floats */
+    CHECK(aclrtMalloc(&block, 28 * sizeof(float), ACL_MEM_MALLOC_NORMAL_ONLY) == ACL_SUCCESS);
+    aclTensor *in = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, block);
+    aclTensor *past_end = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, small);
+    aclTensor *host = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, host_out);
+    uint64_t workspace_size = 0;
+    aclOpExecutor *executor = NULL;
+    CHECK_ERROR(aclnnSiluGetWorkspaceSize(in, past_end, &workspace_size, &executor), ACLNN_ERR_PARAM_INVALID,
+                "past the end");
+    CHECK_ERROR(aclnnSiluGetWorkspaceSize(in, host, &workspace_size, &executor), ACLNN_ERR_PARAM_INVALID,
+                "out");
+
+    /* Rebinding a repeatable executor's output to host memory is refused too. */
+    aclTensor *out = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, block);
+    CHECK(aclnnSiluGetWorkspaceSize(in, out, &workspace_size, &executor) == ACLNN_SUCCESS);
+    CHECK(aclSetAclOpExecutorRepeatable(executor) == ACLNN_SUCCESS);
+    CHECK_ERROR(aclSetOutputTensorAddr(executor, 0, NULL, host_out), ACLNN_ERR_PARAM_INVALID, "device memory");
+    CHECK_ERROR(aclSetOutputTensorAddr(executor, 0, NULL, small), ACLNN_ERR_PARAM_INVALID, "past the end");
+    CHECK(aclDestroyAclOpExecutor(executor) == ACLNN_SUCCESS);
+
+    /* A workspace in host memory is refused at phase 2. */
+    int64_t two[2] = {4, 7}, transposed[2] = {1, 4};
+    aclTensor *strided_in = aclCreateTensor(two, 2, ACL_FLOAT, transposed, 0, ACL_FORMAT_ND, shape, 1, block);
+    aclTensor *dense_out = aclCreateTensor(two, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, block);
+    CHECK(aclnnSiluGetWorkspaceSize(strided_in, dense_out, &workspace_size, &executor) == ACLNN_SUCCESS);
+    CHECK(workspace_size > 0);
+    char host_workspace[256];
+    CHECK(workspace_size <= sizeof host_workspace);
+    CHECK_ERROR(aclnnSilu(host_workspace, workspace_size, executor, NULL), ACLNN_ERR_PARAM_INVALID, "workspace");
+    CHECK(aclDestroyAclOpExecutor(executor) == ACLNN_SUCCESS);
+
+    /* With host memory allowed on this thread, the host view runs. */
+    CHECK(aclnnEmuGetHostMemoryAllowed() == 0);
+    CHECK(aclnnEmuSetHostMemoryAllowed(1) == ACL_SUCCESS);
+    aclTensor *host_in_t = aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, host_in);
+    CHECK(aclnnSiluGetWorkspaceSize(host_in_t, host, &workspace_size, &executor) == ACLNN_SUCCESS);
+    CHECK(aclnnSilu(NULL, 0, executor, NULL) == ACLNN_SUCCESS);
+    CHECK(host_out[0] == 0.0f && host_out[27] == 0.0f);
+    CHECK_ERROR(aclnnEmuSetHostMemoryAllowed(2), ACL_ERROR_INVALID_PARAM, "allowed");
+    CHECK(aclnnEmuSetHostMemoryAllowed(0) == ACL_SUCCESS);
+
+    aclDestroyTensor(host_in_t);
+    aclDestroyTensor(strided_in);
+    aclDestroyTensor(dense_out);
+    aclDestroyTensor(out);
+    aclDestroyTensor(in);
+    aclDestroyTensor(past_end);
+    aclDestroyTensor(host);
+    aclrtFree(small);
+    aclrtFree(block);
+}
+
 static void test_empty(void)
 {
     int64_t shape[3] = {4, 0, 2};
@@ -262,6 +320,7 @@ int main(void)
     test_runtime();
     test_tensors();
     test_silu_backward();
+    test_device_memory_checks();
     test_empty();
     CHECK(aclrtResetDevice(0) == ACL_SUCCESS);
     CHECK(aclFinalize() == ACL_SUCCESS);

@@ -94,7 +94,9 @@ ACL_FUNC_VISIBILITY const char *aclnnEmuGetLastKernel(void);
  * at least the required size. A violation returns ACLNN_ERR_PARAM_INVALID
  * (161002) with a message naming the tensor, the pointer and the block; on
  * the device it would crash or corrupt memory. Set 1 to skip these checks on
- * this thread (NULL data for a non-empty tensor is still refused).
+ * this thread (NULL data for a non-empty tensor is still refused). An
+ * executor planned while host memory is allowed keeps that permission: its
+ * address setters and runs accept host memory on any thread.
  * @param allowed 0 or 1; the initial value comes from ACLNN_EMU_ALLOW_HOST_MEMORY.
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for other values.
  */

@@ -62,10 +62,11 @@ typedef struct {
 /* Finds the live device block containing ptr; true when [ptr, ptr+len) lies
  * inside it. `out` is filled whenever a block contains ptr (size 0 if none). */
 bool emu_device_block_find(const void *ptr, size_t len, emu_block *out);
-/* Checks that `len` bytes at `ptr` lie in one live device block (skipped
- * when host memory is allowed on this thread). On failure sets a message
- * naming `api` and `what` and returns false. */
-bool emu_device_range_check(const char *api, const char *what, const void *ptr, size_t len);
+/* Whether `len` bytes at `ptr` lie in one live device block. */
+bool emu_device_range_ok(const void *ptr, size_t len);
+/* Sets the message for a range that emu_device_range_ok refused, naming
+ * `api`, `what`, the pointer and the block it runs out of. */
+void emu_report_device_range(const char *api, const char *what, const void *ptr, size_t len);
 
 /* ---- streams (stream.c) ----
  * The single launch path: every operator run, async memcpy and memset goes

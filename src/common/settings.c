@@ -115,7 +115,9 @@ aclError aclnnEmuSetSocName(const char *socName)
     return ACL_SUCCESS;
 }
 
-static int usable_cores(void)
+static atomic_int usable_cores_cache; /* 0 until measured */
+
+static int measure_usable_cores(void)
 {
 #if defined(__linux__)
     cpu_set_t set;
@@ -128,6 +130,17 @@ static int usable_cores(void)
 #endif
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)(n < EMU_MAX_THREADS ? n : EMU_MAX_THREADS) : 1;
+}
+
+/* Measured once: the affinity query is a system call, too slow for every launch. */
+static int usable_cores(void)
+{
+    int cores = atomic_load(&usable_cores_cache);
+    if (cores == 0) {
+        cores = measure_usable_cores();
+        atomic_store(&usable_cores_cache, cores);
+    }
+    return cores;
 }
 
 int emu_num_threads(void)
@@ -185,7 +198,12 @@ int32_t aclnnEmuGetHostMemoryAllowed(void)
 
 void emu_set_last_kernel(const char *name)
 {
-    snprintf(last_kernel, sizeof last_kernel, "%s", name != NULL ? name : "");
+    size_t length = name != NULL ? strlen(name) : 0;
+    length = length < sizeof last_kernel - 1 ? length : sizeof last_kernel - 1;
+    if (length > 0) {
+        memcpy(last_kernel, name, length);
+    }
+    last_kernel[length] = '\0';
 }
 
 const char *aclnnEmuGetLastKernel(void)

@@ -26,6 +26,7 @@ aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_ap
     }
     executor->api = phase2_api;
     executor->repeatable = false;
+    executor->host_memory_allowed = emu_host_memory_allowed();
     executor->workspace_size = 0;
     executor->input_count = input_count;
     executor->output_count = output_count;
@@ -148,9 +149,12 @@ static aclnnStatus set_address(const char *api, aclOpExecutor *executor, size_t 
                                                      "expected device memory from aclrtMalloc.", api, index,
                             executor->api);
         }
-        char what[96];
-        snprintf(what, sizeof what, "tensor %zu of %s", index, executor->api);
-        if (!emu_device_range_check(api, what, emu_view_origin(&rebound), emu_view_extent_bytes(&rebound))) {
+        const void *origin = emu_view_origin(&rebound);
+        size_t extent = emu_view_extent_bytes(&rebound);
+        if (!executor->host_memory_allowed && !emu_host_memory_allowed() && !emu_device_range_ok(origin, extent)) {
+            char what[96];
+            snprintf(what, sizeof what, "tensor %zu of %s", index, executor->api);
+            emu_report_device_range(api, what, origin, extent);
             return ACLNN_ERR_PARAM_INVALID;
         }
     }
@@ -224,8 +228,9 @@ aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspac
                                                  "phase 1 reported.", api, (unsigned long long)workspace_size,
                         (unsigned long long)executor->workspace_size);
     }
-    if (executor->workspace_size > 0 &&
-        !emu_device_range_check(api, "workspace", workspace, (size_t)executor->workspace_size)) {
+    if (executor->workspace_size > 0 && !executor->host_memory_allowed && !emu_host_memory_allowed() &&
+        !emu_device_range_ok(workspace, (size_t)executor->workspace_size)) {
+        emu_report_device_range(api, "workspace", workspace, (size_t)executor->workspace_size);
         return ACLNN_ERR_PARAM_INVALID;
     }
     if (!emu_stream_is_valid(stream)) {

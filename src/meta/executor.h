@@ -21,6 +21,9 @@ typedef const char *(*emu_run_fn)(aclOpExecutor *executor, void *workspace);
 struct aclOpExecutor {
     const char *api; /* phase-2 name, e.g. "aclnnSiluBackward" */
     bool repeatable;
+    /* Planned while the thread allowed host memory: rebinding and runs may
+     * use host memory too, from any thread. */
+    bool host_memory_allowed;
     uint64_t workspace_size;
     int input_count;
     int output_count;

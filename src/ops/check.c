@@ -84,12 +84,15 @@ aclnnStatus emu_check_has_data(const char *api, const char *name, const aclTenso
 aclnnStatus emu_check_device_memory(const char *api, const char *name, const aclTensor *tensor)
 {
     const emu_view *view = &tensor->view;
-    if (emu_view_is_empty(view) || view->data == NULL) {
+    if (emu_view_is_empty(view) || view->data == NULL || emu_host_memory_allowed()) {
         return ACLNN_SUCCESS; /* NULL data is emu_check_has_data's to report */
     }
-    char what[128];
-    snprintf(what, sizeof what, "the view of %s", name);
-    if (!emu_device_range_check(api, what, emu_view_origin(view), emu_view_extent_bytes(view))) {
+    const void *origin = emu_view_origin(view);
+    size_t extent = emu_view_extent_bytes(view);
+    if (!emu_device_range_ok(origin, extent)) {
+        char what[128];
+        snprintf(what, sizeof what, "the view of %s", name);
+        emu_report_device_range(api, what, origin, extent);
         return ACLNN_ERR_PARAM_INVALID;
     }
     return ACLNN_SUCCESS;

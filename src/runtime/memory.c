@@ -101,15 +101,16 @@ bool emu_device_block_find(const void *ptr, size_t len, emu_block *out)
     return found;
 }
 
-bool emu_device_range_check(const char *api, const char *what, const void *ptr, size_t len)
+bool emu_device_range_ok(const void *ptr, size_t len)
 {
-    if (emu_host_memory_allowed()) {
-        return true;
-    }
     emu_block block;
-    if (emu_device_block_find(ptr, len, &block)) {
-        return true;
-    }
+    return emu_device_block_find(ptr, len, &block);
+}
+
+void emu_report_device_range(const char *api, const char *what, const void *ptr, size_t len)
+{
+    emu_block block;
+    emu_device_block_find(ptr, len, &block);
     if (block.base == NULL) {
         emu_set_message("%s: %s (%zu bytes at %p) is not in device memory; expected memory from aclrtMalloc "
                         "(call aclnnEmuSetHostMemoryAllowed(1) to pass host memory on purpose).", api, what, len, ptr);
@@ -119,7 +120,6 @@ bool emu_device_range_check(const char *api, const char *what, const void *ptr, 
                         "bytes; expected a view that fits in its block.", api, what, len, ptr,
                         start + len - block.size, block.base, block.size);
     }
-    return false;
 }
 
 static bool policy_is_valid(int policy)

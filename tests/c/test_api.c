@@ -285,7 +285,19 @@ static void test_device_memory_checks(void)
     CHECK(aclnnSilu(NULL, 0, executor, NULL) == ACLNN_SUCCESS);
     CHECK(host_out[0] == 0.0f && host_out[27] == 0.0f);
     CHECK_ERROR(aclnnEmuSetHostMemoryAllowed(2), ACL_ERROR_INVALID_PARAM, "allowed");
+
+    /* An executor planned while host memory was allowed keeps the permission. */
+    CHECK(aclnnSiluGetWorkspaceSize(host_in_t, host, &workspace_size, &executor) == ACLNN_SUCCESS);
+    CHECK(aclSetAclOpExecutorRepeatable(executor) == ACLNN_SUCCESS);
     CHECK(aclnnEmuSetHostMemoryAllowed(0) == ACL_SUCCESS);
+    float other_out[28];
+    other_out[5] = 42.0f;
+    CHECK(aclSetOutputTensorAddr(executor, 0, NULL, other_out) == ACLNN_SUCCESS);
+    CHECK(aclnnSilu(NULL, 0, executor, NULL) == ACLNN_SUCCESS);
+    CHECK(other_out[5] == 0.0f);
+    CHECK(aclDestroyAclOpExecutor(executor) == ACLNN_SUCCESS);
+    CHECK_ERROR(aclnnSiluGetWorkspaceSize(host_in_t, host, &workspace_size, &executor), ACLNN_ERR_PARAM_INVALID,
+                "self");
 
     aclDestroyTensor(host_in_t);
     aclDestroyTensor(strided_in);

@@ -1,0 +1,86 @@
+"""aclnn_emu: Huawei CANN's aclnn operator API, emulated on the CPU.
+
+Two layers:
+
+* ``ffi`` and ``lib``: the raw cffi binding of the public C headers (acl/,
+  aclnn/, aclnnop/, aclnn_emu/), for porting CANN host code line by line;
+* a small numpy layer: :func:`silu`, :func:`silu_backward`,
+  :class:`DeviceTensor`, :class:`Stream` and the settings helpers.
+
+Importing the package calls ``aclInit(NULL)`` and ``aclrtSetDevice(0)``; the
+matching ``aclrtResetDevice``/``aclFinalizeReference`` run at exit.
+Failures raise :class:`AclnnError` carrying the C status code and message.
+"""
+
+import atexit as _atexit
+
+from ._aclnn_emu_cffi import ffi, lib
+from .errors import AclnnError, check, last_error_message
+
+__version__ = "0.1.0"
+
+_rc = lib.aclInit(ffi.NULL)
+if _rc == lib.ACL_ERROR_REPEAT_INITIALIZE:  # host code initialised first: fine, one more reference
+    last_error_message()
+else:
+    check(_rc, "aclInit")
+check(lib.aclrtSetDevice(0), "aclrtSetDevice")
+del _rc
+
+from . import errors, ops, runtime, tensor  # noqa: E402,F401  (need the initialised runtime)
+from .ops import silu, silu_backward  # noqa: E402
+from .runtime import (  # noqa: E402
+    Stream,
+    available_isas,
+    detected_isa,
+    get_isa,
+    get_num_threads,
+    invalidate_plans,
+    last_kernel,
+    library_version,
+    set_isa_cap,
+    set_num_threads,
+    set_soc_name,
+    soc_name,
+    synchronize,
+)
+from .tensor import DeviceTensor, acl_dtype, numpy_dtype  # noqa: E402
+
+__all__ = [
+    "ffi",
+    "lib",
+    "AclnnError",
+    "check",
+    "DeviceTensor",
+    "Stream",
+    "silu",
+    "silu_backward",
+    "synchronize",
+    "set_isa_cap",
+    "get_isa",
+    "detected_isa",
+    "available_isas",
+    "set_num_threads",
+    "get_num_threads",
+    "set_soc_name",
+    "soc_name",
+    "last_kernel",
+    "library_version",
+    "invalidate_plans",
+    "acl_dtype",
+    "numpy_dtype",
+    "__version__",
+]
+
+
+@_atexit.register
+def _finalize():
+    """Release cached workspaces and live DeviceTensors, then drop our aclInit reference."""
+    try:
+        ops.release_plans()
+        ops.release_workspaces()
+        tensor.close_all()
+        lib.aclrtResetDevice(0)
+        lib.aclFinalizeReference(ffi.NULL)
+    except Exception:
+        pass

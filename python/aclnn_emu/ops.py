@@ -1,0 +1,525 @@
+"""Operators on numpy arrays and :class:`~aclnn_emu.DeviceTensor` objects.
+
+Each operator runs the aclnn two-phase protocol: create the tensors, phase 1
+(``aclnnXxxGetWorkspaceSize``), allocate the workspace it asks for, phase 2
+(``aclnnXxx``), destroy the tensors.
+
+numpy arrays are not copied: their memory is handed to the library as tensor
+data (emulated device memory is host memory), with the numpy view's strides
+and offset. Arrays whose layout aclnn cannot describe (negative strides,
+unaligned data, non-native byte order) are copied first; an ``out`` array of
+that kind is computed into a temporary and copied back.
+
+The fast path (C-contiguous aligned numpy arrays, with or without ``out``)
+reuses a per-thread plan (a repeatable executor) for each shape and dtype, so
+a call costs a few microseconds.
+"""
+
+import threading
+import weakref
+
+import numpy as np
+
+from ._aclnn_emu_cffi import ffi, lib
+from .errors import AclnnError, check, last_error_message
+from .runtime import _settings_hooks, invalidate_plans, stream_handle
+from .tensor import DTYPE_TO_ACL, DeviceTensor, int64_array, normalize_array, wrap_array
+
+__all__ = ["silu", "silu_backward", "invalidate_plans", "release_workspaces"]
+
+_NULL = ffi.NULL
+_ND = lib.ACL_FORMAT_ND
+_ndarray = np.ndarray
+_empty = np.empty
+_from_buffer = ffi.from_buffer
+_create = lib.aclCreateTensor
+_destroy = lib.aclDestroyTensor
+_destroy_executor = lib.aclDestroyAclOpExecutor
+_sync_stream = lib.aclrtSynchronizeStream
+_codes_get = DTYPE_TO_ACL.get
+# numpy buffers are host memory: each launch that hands them in allows that on
+# its thread for the duration of the launch only, so raw ``lib`` callers keep
+# the library's device-memory checks.
+_get_host_ok = lib.aclnnEmuGetHostMemoryAllowed
+_set_host_ok = lib.aclnnEmuSetHostMemoryAllowed
+
+# ------------------------------------------------------------------ workspace
+
+_workspaces = weakref.WeakSet()
+_GRANULE = 1 << 12
+
+
+class _Workspace:
+    """A device block reused by one thread's launches; grows on demand."""
+
+    __slots__ = ("ptr", "size", "__weakref__")
+
+    def __init__(self):
+        self.ptr = _NULL
+        self.size = 0
+        _workspaces.add(self)
+
+    def get(self, nbytes):
+        if nbytes > self.size:
+            self.release()
+            size = (nbytes + _GRANULE - 1) // _GRANULE * _GRANULE
+            p = ffi.new("void **")
+            check(lib.aclrtMalloc(p, size, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
+            self.ptr, self.size = p[0], size
+        return self.ptr
+
+    def release(self):
+        ptr, self.ptr, self.size = self.ptr, _NULL, 0
+        if ptr != _NULL:
+            lib.aclrtFree(ptr)
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+def release_workspaces():
+    """Free every thread's cached workspace (the next launch that needs one allocates again)."""
+    for ws in list(_workspaces):
+        try:
+            ws.release()
+        except Exception:
+            pass
+
+
+class _Plan(tuple):
+    """``(executor, workspace_size, tensor...)``: a repeatable executor and the tensors it was planned with.
+
+    Owns both; they are released when the plan is dropped from its cache.
+    """
+
+    __slots__ = ()
+
+    def __del__(self):
+        try:
+            _destroy_executor(self[0])
+            for t in self[2:]:
+                _destroy(t)
+        except Exception:  # interpreter shutdown
+            pass
+
+
+class _ThreadState(threading.local):
+    def __init__(self):
+        if threading.current_thread() is not threading.main_thread():
+            lib.aclrtSetDevice(0)  # aclrt state is per thread, as in CANN
+        self.scratch = (ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"))
+        self.workspace = _Workspace()
+        self.plans_silu = {}
+        self.plans_silu_backward = {}
+
+
+_state = _ThreadState()
+
+#: Set to False to plan every call from scratch (no repeatable executors).
+PLAN_CACHE = True
+#: Hand numpy memory to the library as tensor data (zero copy). When False
+#: (set at import if the library refuses host memory), numpy operands are
+#: staged through device memory: aclrtMalloc + aclrtMemcpy in and out.
+ZERO_COPY = True
+_MAX_PLANS = 64
+#: Part of every plan key; bumped by runtime.invalidate_plans().
+_gen = 0
+
+
+def _bump_generation():
+    global _gen
+    _gen += 1
+
+
+_settings_hooks.append(_bump_generation)
+
+
+_BF16 = lib.ACL_BF16
+
+
+def _cache(plans, key, plan, codes):
+    # Whether BFLOAT16 is accepted depends on the product, which raw
+    # lib.aclnnEmuSetSocName calls can change behind our back: such plans are
+    # used once and not kept.
+    if _BF16 in codes:
+        return
+    if len(plans) >= _MAX_PLANS:
+        plans.clear()
+    plans[key] = plan
+
+
+def release_plans():
+    """Release the calling thread's cached plans now (used at exit)."""
+    _state.plans_silu.clear()
+    _state.plans_silu_backward.clear()
+
+
+# --------------------------------------------------------------- shape cache
+
+_dims = int64_array
+
+
+# ------------------------------------------------------------------ execution
+
+
+def _fail(code, api, executor=None):
+    msg = last_error_message()
+    if executor is not None:
+        _destroy_executor(executor)
+        last_error_message()  # whatever the release left is not the caller's business
+    raise AclnnError(code, msg, api)
+
+
+def _workspace(nbytes, executor):
+    """This thread's workspace of at least ``nbytes``; releases ``executor`` if allocation fails."""
+    try:
+        return _state.workspace.get(nbytes)
+    except BaseException:
+        if executor != _NULL:  # a cached plan's executor stays with its plan
+            _destroy_executor(executor)
+            last_error_message()
+        raise
+
+
+def _execute(get_ws, run, names, handles, stream, sync):
+    ws_p, exe_p = _state.scratch
+    rc = get_ws(*handles, ws_p, exe_p)
+    if rc:
+        _fail(rc, names[0])
+    n = ws_p[0]
+    exe = exe_p[0]
+    ws = _workspace(n, exe) if n else _NULL
+    rc = run(ws, n, exe, stream)
+    if rc:
+        _fail(rc, names[1], exe)
+    if sync:
+        check(_sync_stream(stream), "aclrtSynchronizeStream")
+
+
+def _shape_dtype(obj):
+    if isinstance(obj, DeviceTensor):
+        return obj.shape, obj.dtype
+    a = np.asarray(obj)
+    return a.shape, (a.dtype if a.dtype.isnative else a.dtype.newbyteorder("="))
+
+
+def _needs_staging(arr):
+    return not arr.dtype.isnative or (
+        arr.size and (not arr.flags.aligned or any(s < 0 or s % arr.itemsize for s in arr.strides))
+    )
+
+
+def _staged(get_ws, run, names, inputs, out, ref, stream):
+    """As :func:`_general`, copying numpy operands through device memory (when ZERO_COPY is off)."""
+    temps = []
+    try:
+        dev = []
+        for a in inputs:
+            if not isinstance(a, DeviceTensor):
+                a = DeviceTensor.from_numpy(a)
+                temps.append(a)
+            dev.append(a)
+        if isinstance(out, DeviceTensor):
+            result = out
+        elif out is None or isinstance(out, _ndarray):
+            if out is not None and not out.flags.writeable:
+                raise ValueError("out is read-only")
+            shape, dtype = _shape_dtype(inputs[ref] if out is None else out)
+            result = DeviceTensor.empty(shape, dtype)
+            temps.append(result)
+        else:
+            raise TypeError("out must be a numpy array or a DeviceTensor, not %s" % type(out).__name__)
+        _general(get_ws, run, names, dev, result, ref, stream)
+        if result is out:
+            return out
+        if stream is not None:
+            check(_sync_stream(stream_handle(stream)), "aclrtSynchronizeStream")
+        if out is None:
+            return result.numpy()
+        out[...] = result.numpy()
+        return out
+    finally:
+        for t in temps:
+            t.close()
+
+
+def _general(get_ws, run, names, inputs, out, ref, stream):
+    """Any mix of numpy arrays and DeviceTensors, any views, ``out`` and ``stream``."""
+    if not ZERO_COPY and not (
+        all(isinstance(a, DeviceTensor) for a in inputs) and (out is None or isinstance(out, DeviceTensor))
+    ):
+        return _staged(get_ws, run, names, inputs, out, ref, stream)
+    owned = []
+    keep = []
+    handles = []
+    try:
+        for a in inputs:
+            if isinstance(a, DeviceTensor):
+                handles.append(a.handle)
+            else:
+                arr = normalize_array(np.asarray(a))
+                h, k = wrap_array(arr)
+                owned.append(h)
+                keep.append((arr, k))
+                handles.append(h)
+        all_device = all(isinstance(a, DeviceTensor) for a in inputs)
+        copy_back = None
+        if out is None:
+            shape, dtype = _shape_dtype(inputs[ref])
+            if all_device:
+                result = DeviceTensor.empty(shape, dtype)
+                handles.append(result.handle)
+            else:
+                result = _empty(shape, dtype)
+                h, k = wrap_array(result, writable=True)
+                owned.append(h)
+                keep.append(k)
+                handles.append(h)
+        elif isinstance(out, DeviceTensor):
+            result = out
+            handles.append(out.handle)
+        elif isinstance(out, _ndarray):
+            if not out.flags.writeable:
+                raise ValueError("out is read-only")
+            result = target = out
+            if _needs_staging(out):
+                dt = out.dtype if out.dtype.isnative else out.dtype.newbyteorder("=")
+                target = copy_back = _empty(out.shape, dt)
+            h, k = wrap_array(target, writable=True)
+            owned.append(h)
+            keep.append(k)
+            handles.append(h)
+        else:
+            raise TypeError("out must be a numpy array or a DeviceTensor, not %s" % type(out).__name__)
+        s = stream_handle(stream)
+        # Results handed back as host arrays must be complete on return.
+        sync = stream is not None and not (all_device and isinstance(result, DeviceTensor))
+        host_ok = not owned or _get_host_ok()
+        if not host_ok:
+            _set_host_ok(1)
+        try:
+            _execute(get_ws, run, names, handles, s, sync)
+        finally:
+            if not host_ok:
+                _set_host_ok(0)
+        if copy_back is not None:
+            out[...] = copy_back
+        return result
+    finally:
+        for h in owned:
+            _destroy(h)
+
+
+# ------------------------------------------------------------------ operators
+#
+# Fast path: C-contiguous, aligned numpy arrays (inputs and ``out``), any stream.
+# The first call for a (shape, dtypes) plans with repeatable executor tensors
+# (phase 1 + aclSetAclOpExecutorRepeatable) and caches the plan per thread;
+# every call then binds the arrays' addresses (aclSetInputTensorAddr /
+# aclSetOutputTensorAddr) and runs phase 2. Everything else goes through
+# _general, which plans each call afresh.
+
+
+def _make_plan(get_ws, api, ptrs, shapes, codes):
+    """Phase 1 over contiguous tensors at ``ptrs``: a repeatable :class:`_Plan`, or None if it cannot repeat.
+
+    Planned with host memory allowed, so the executor keeps that permission:
+    later calls bind numpy buffers and run without toggling it."""
+    tensors = []
+    host_ok = _get_host_ok()
+    if not host_ok:
+        _set_host_ok(1)
+    try:
+        for p, shape, code in zip(ptrs, shapes, codes):
+            d = _dims(shape)
+            n = len(shape)
+            t = _create(d, n, code, _NULL, 0, _ND, d, n, p)
+            if t == _NULL:
+                raise AclnnError(lib.ACLNN_ERR_PARAM_INVALID, last_error_message(), "aclCreateTensor")
+            tensors.append(t)
+        ws_p, exe_p = _state.scratch
+        rc = get_ws(*tensors, ws_p, exe_p)
+        if rc:
+            _fail(rc, api)
+        exe = exe_p[0]
+        if exe == _NULL or lib.aclSetAclOpExecutorRepeatable(exe):
+            if exe != _NULL:
+                _destroy_executor(exe)
+            last_error_message()  # clear it
+            return None
+        plan = _Plan((exe, ws_p[0]) + tuple(tensors))
+        tensors = ()
+        return plan
+    finally:
+        if not host_ok:
+            _set_host_ok(0)
+        for t in tensors:
+            _destroy(t)
+
+
+_silu_ws = lib.aclnnSiluGetWorkspaceSize
+_silu_run = lib.aclnnSilu
+_SILU_NAMES = ("aclnnSiluGetWorkspaceSize", "aclnnSilu")
+_set_in = lib.aclSetInputTensorAddr
+_set_out = lib.aclSetOutputTensorAddr
+
+
+def _bind_failed(rc):
+    _fail(rc, "aclSetInputTensorAddr/aclSetOutputTensorAddr")
+
+
+def silu(x, out=None, *, stream=None):
+    """SiLU: ``out = x * sigmoid(x)`` (aclnnSilu).
+
+    Args:
+        x: a float32, float16 or bfloat16 numpy array (any view) or DeviceTensor.
+        out: optional numpy array or DeviceTensor of the same shape and dtype
+            (any strides) to write into.
+        stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None
+            (default stream). numpy results are synchronized before returning.
+
+    Returns:
+        ``out`` when given; otherwise a new numpy array, or a new DeviceTensor
+        when ``x`` is a DeviceTensor.
+
+    Raises:
+        AclnnError: 161002 for an unsupported dtype or mismatched shapes/dtypes.
+    """
+    if type(x) is _ndarray and (out is None or type(out) is _ndarray) and PLAN_CACHE and ZERO_COPY:
+        dt = x.dtype
+        code = _codes_get(dt)
+        if code is not None and x.flags.aligned:
+            try:
+                bx = _from_buffer(x)
+                shape = x.shape
+                if out is None:
+                    y = _empty(shape, dt)
+                    by = _from_buffer(y)
+                    key = (shape, code, _gen)
+                else:
+                    y = out
+                    ycode = _codes_get(out.dtype)
+                    if ycode is None or not out.flags.aligned:
+                        raise ValueError
+                    by = _from_buffer(out, require_writable=True)
+                    key = (shape, code, _gen, out.shape, ycode)
+            except ValueError:  # not C-contiguous, read-only, ...: the general path sorts it out
+                pass
+            else:
+                plans = _state.plans_silu
+                plan = plans.get(key)
+                if plan is None:
+                    yshape, ycode = (shape, code) if out is None else key[3:]
+                    plan = _make_plan(_silu_ws, _SILU_NAMES[0], (bx, by), (shape, yshape), (code, ycode))
+                    if plan is None:
+                        return _general(_silu_ws, _silu_run, _SILU_NAMES, (x,), y, 0, stream)
+                    _cache(plans, key, plan, (code, ycode))
+                exe, w, tx, ty = plan
+                s = _NULL if stream is None else stream_handle(stream)
+                rc = _set_in(exe, 0, tx, bx) | _set_out(exe, 0, ty, by)
+                if rc:
+                    _bind_failed(rc)
+                rc = _silu_run(_workspace(w, _NULL) if w else _NULL, w, exe, s)
+                if rc:
+                    _fail(rc, "aclnnSilu")
+                if stream is not None:
+                    check(_sync_stream(s), "aclrtSynchronizeStream")
+                return y
+    return _general(_silu_ws, _silu_run, _SILU_NAMES, (x,), out, 0, stream)
+
+
+_sbw_ws = lib.aclnnSiluBackwardGetWorkspaceSize
+_sbw_run = lib.aclnnSiluBackward
+_SBW_NAMES = ("aclnnSiluBackwardGetWorkspaceSize", "aclnnSiluBackward")
+
+
+def silu_backward(grad_output, x, out=None, *, stream=None):
+    """Gradient of SiLU: ``grad_output * s * (1 + x * (1 - s))``, ``s = sigmoid(x)`` (aclnnSiluBackward).
+
+    Args:
+        grad_output: the incoming gradient (numpy array or DeviceTensor).
+        x: the forward input (``self`` in aclnn); same shape and dtype
+            (float32, float16 or bfloat16) as ``grad_output``.
+        out: optional numpy array or DeviceTensor (``gradInput``) to write into.
+        stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None.
+            numpy results are synchronized before returning.
+
+    Returns:
+        ``out`` when given; otherwise a new numpy array (a DeviceTensor when
+        both inputs are DeviceTensors) with ``x``'s shape and dtype.
+
+    Raises:
+        AclnnError: 161002 (with the C message naming the argument) for
+        unsupported or mismatched dtypes and mismatched shapes.
+    """
+    if (
+        type(x) is _ndarray
+        and type(grad_output) is _ndarray
+        and (out is None or type(out) is _ndarray)
+        and PLAN_CACHE
+        and ZERO_COPY
+    ):
+        dt = x.dtype
+        code = _codes_get(dt)
+        gdt = grad_output.dtype
+        gcode = code if gdt is dt else _codes_get(gdt)
+        if code is not None and gcode is not None and x.flags.aligned and grad_output.flags.aligned:
+            try:
+                bg = _from_buffer(grad_output)
+                bx = _from_buffer(x)
+                shape = x.shape
+                gshape = grad_output.shape
+                if out is None:
+                    y = _empty(shape, dt)
+                    by = _from_buffer(y)
+                    key = (shape, gshape, code, gcode, _gen)
+                else:
+                    y = out
+                    ycode = _codes_get(out.dtype)
+                    if ycode is None or not out.flags.aligned:
+                        raise ValueError
+                    by = _from_buffer(out, require_writable=True)
+                    key = (shape, gshape, code, gcode, _gen, out.shape, ycode)
+            except ValueError:  # not C-contiguous, read-only, ...: the general path sorts it out
+                pass
+            else:
+                plans = _state.plans_silu_backward
+                plan = plans.get(key)
+                if plan is None:
+                    yshape, ycode = (shape, code) if out is None else key[5:]
+                    plan = _make_plan(
+                        _sbw_ws, _SBW_NAMES[0], (bg, bx, by), (gshape, shape, yshape), (gcode, code, ycode)
+                    )
+                    if plan is None:
+                        return _general(_sbw_ws, _sbw_run, _SBW_NAMES, (grad_output, x), y, 1, stream)
+                    _cache(plans, key, plan, (code, gcode, ycode))
+                exe, w, tg, tx, ty = plan
+                s = _NULL if stream is None else stream_handle(stream)
+                rc = _set_in(exe, 0, tg, bg) | _set_in(exe, 1, tx, bx) | _set_out(exe, 0, ty, by)
+                if rc:
+                    _bind_failed(rc)
+                rc = _sbw_run(_workspace(w, _NULL) if w else _NULL, w, exe, s)
+                if rc:
+                    _fail(rc, "aclnnSiluBackward")
+                if stream is not None:
+                    check(_sync_stream(s), "aclrtSynchronizeStream")
+                return y
+    return _general(_sbw_ws, _sbw_run, _SBW_NAMES, (grad_output, x), out, 1, stream)
+
+
+def _accepts_host_memory():
+    """Whether the library takes numpy (host) memory as tensor data; probed once at import."""
+    x = np.zeros(1, np.float32)
+    try:
+        _general(_silu_ws, _silu_run, _SILU_NAMES, (x,), None, 0, None)
+    except AclnnError as e:
+        if e.code != lib.ACLNN_ERR_PARAM_INVALID:
+            raise
+        return False
+    return True
+
+
+ZERO_COPY = _accepts_host_memory()

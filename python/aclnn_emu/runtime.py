@@ -1,0 +1,203 @@
+"""Streams and the process-wide settings of aclnn_emu (ISA cap, threads, product)."""
+
+from ._aclnn_emu_cffi import ffi, lib
+from .errors import check
+
+__all__ = [
+    "Stream",
+    "synchronize",
+    "set_isa_cap",
+    "get_isa",
+    "detected_isa",
+    "available_isas",
+    "set_num_threads",
+    "get_num_threads",
+    "set_soc_name",
+    "soc_name",
+    "last_kernel",
+    "library_version",
+    "stream_handle",
+    "invalidate_plans",
+]
+
+#: Called (without arguments) on every settings change made through this module.
+_settings_hooks = []
+
+
+def invalidate_plans():
+    """Drop the operator plans (repeatable executors) cached by the numpy layer.
+
+    Each thread stops using its plans at its next launch. The settings helpers
+    here call it; call it yourself after changing settings with raw ``lib``
+    calls (``aclnnEmuSetSocName`` and friends).
+    """
+    for hook in _settings_hooks:
+        hook()
+
+
+#: ISA level names in increasing order; the index is the ``aclnnEmuIsa`` value.
+ISA_NAMES = ("scalar", "avx2", "avx512")
+
+
+class Stream:
+    """An aclrt stream: an ordered queue for operator launches and async copies.
+
+    Use it as a context manager; on exit the stream is synchronized and
+    destroyed::
+
+        with aclnn_emu.Stream() as s:
+            y = aclnn_emu.silu(x, stream=s)
+
+    Pass it (or its :attr:`handle`) wherever an operator takes ``stream=``.
+    """
+
+    __slots__ = ("_handle", "__weakref__")
+
+    def __init__(self):
+        p = ffi.new("aclrtStream *")
+        check(lib.aclrtCreateStream(p), "aclrtCreateStream")
+        self._handle = p[0]
+
+    @property
+    def handle(self):
+        """The raw ``aclrtStream`` (a cffi ``void *``); raises after :meth:`close`."""
+        if self._handle is None:
+            raise ValueError("the stream is closed")
+        return self._handle
+
+    @property
+    def closed(self):
+        """True once the stream was destroyed."""
+        return self._handle is None
+
+    def synchronize(self):
+        """Block until all work queued on the stream is done."""
+        check(lib.aclrtSynchronizeStream(self.handle), "aclrtSynchronizeStream")
+
+    def query(self):
+        """True when all work queued on the stream is done (never blocks)."""
+        status = ffi.new("aclrtStreamStatus *")
+        check(lib.aclrtStreamQuery(self.handle, status), "aclrtStreamQuery")
+        return status[0] == lib.ACL_STREAM_STATUS_COMPLETE
+
+    def close(self):
+        """Wait for the stream's work and destroy it. Safe to call twice."""
+        h, self._handle = self._handle, None
+        if h is not None:
+            check(lib.aclrtDestroyStream(h), "aclrtDestroyStream")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if self._handle is not None:
+            try:
+                self.synchronize()
+            finally:
+                self.close()
+        return False
+
+    def __del__(self):
+        h = getattr(self, "_handle", None)
+        if h is not None:
+            self._handle = None
+            try:
+                _destroy_stream(h)
+            except Exception:  # interpreter shutdown or library already finalized
+                pass
+
+    def __repr__(self):
+        return "<aclnn_emu.Stream %s>" % ("closed" if self._handle is None else self._handle)
+
+
+_destroy_stream = lib.aclrtDestroyStream
+
+
+def stream_handle(stream):
+    """The raw ``aclrtStream`` for ``stream``: a :class:`Stream`, a cffi pointer or ``None`` (default stream)."""
+    if stream is None:
+        return ffi.NULL
+    if isinstance(stream, Stream):
+        return stream.handle
+    if isinstance(stream, ffi.CData):
+        return stream
+    raise TypeError("stream must be an aclnn_emu.Stream, a cffi aclrtStream or None, not %s" % type(stream).__name__)
+
+
+def synchronize(stream=None):
+    """Wait for queued work: on ``stream`` if given, otherwise on every stream of the device."""
+    if stream is None:
+        check(lib.aclrtSynchronizeDevice(), "aclrtSynchronizeDevice")
+    else:
+        check(lib.aclrtSynchronizeStream(stream_handle(stream)), "aclrtSynchronizeStream")
+
+
+def _isa_value(name_or_enum):
+    if isinstance(name_or_enum, str):
+        key = name_or_enum.strip().lower()
+        if key not in ISA_NAMES:
+            raise ValueError("unknown ISA %r; expected one of %s" % (name_or_enum, ", ".join(ISA_NAMES)))
+        return ISA_NAMES.index(key)
+    return int(name_or_enum)
+
+
+def _isa_name(value):
+    return ffi.string(lib.aclnnEmuIsaName(value)).decode()
+
+
+def set_isa_cap(name_or_enum):
+    """Cap the SIMD level kernels may use: ``"scalar"``, ``"avx2"``, ``"avx512"`` or an ``ACLNN_EMU_ISA_*`` value.
+
+    A cap above the detected level means "the best available". Overrides the
+    ``ACLNN_EMU_ISA`` environment variable; process wide.
+    """
+    invalidate_plans()
+    check(lib.aclnnEmuSetIsaCap(_isa_value(name_or_enum)), "aclnnEmuSetIsaCap")
+
+
+def get_isa():
+    """The level kernels use now, min(detected, cap), as a name such as ``"avx2"``."""
+    return _isa_name(lib.aclnnEmuGetIsa())
+
+
+def detected_isa():
+    """The best level this CPU and OS support, as a name."""
+    return _isa_name(lib.aclnnEmuGetDetectedIsa())
+
+
+def available_isas():
+    """Names of every level this machine can run, from ``"scalar"`` up to :func:`detected_isa`."""
+    return [_isa_name(v) for v in range(int(lib.aclnnEmuGetDetectedIsa()) + 1)]
+
+
+def set_num_threads(n):
+    """Set the number of worker threads kernels use (``0``: all usable cores). Results do not depend on it."""
+    invalidate_plans()
+    check(lib.aclnnEmuSetNumThreads(int(n)), "aclnnEmuSetNumThreads")
+
+
+def get_num_threads():
+    """The number of threads kernels use now (>= 1)."""
+    return int(lib.aclnnEmuGetNumThreads())
+
+
+def set_soc_name(name):
+    """Select the emulated product: ``"Ascend910B"``, ``"Ascend910_93"``, ``"Ascend910"`` or ``"Ascend950"``."""
+    invalidate_plans()
+    check(lib.aclnnEmuSetSocName(name.encode()), "aclnnEmuSetSocName")
+
+
+def soc_name():
+    """The emulated product's name, as ``aclrtGetSocName()`` reports it."""
+    return ffi.string(lib.aclrtGetSocName()).decode()
+
+
+def last_kernel():
+    """The kernel the calling thread's last phase 2 ran (e.g. ``"f32_silu_grad__avx2_u16"``); ``""`` if none."""
+    p = lib.aclnnEmuGetLastKernel()
+    return "" if p == ffi.NULL else ffi.string(p).decode()
+
+
+def library_version():
+    """The C library's version string, ``"MAJOR.MINOR.PATCH"``."""
+    return ffi.string(lib.aclnnEmuVersion()).decode()

@@ -1,0 +1,459 @@
+"""The aclnn two-phase contract (include/aclnn/aclnn_base.h, cann_facts.md
+section 2 and "Decisions"), exercised with aclnnSiluBackward through raw
+``lib`` calls on device memory from aclrtMalloc."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from aclnn_emu import ffi, lib
+from reference import silu_backward_ref, silu_ref
+
+NULL = ffi.NULL
+NULLPTR = 161001
+INVALID = 161002
+INNER = 561000
+INNER_NULLPTR = 561103
+
+ACL_OF = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(ml_dtypes.bfloat16): 27}
+
+
+# ------------------------------------------------------------------ helpers
+
+def take_msg():
+    p = lib.aclGetRecentErrMsg()
+    return None if p == NULL else ffi.string(p).decode()
+
+
+def expect(code, rc, *words):
+    msg = take_msg()
+    assert rc == code, (rc, msg)
+    if code:
+        assert msg, "no message for code %d" % code
+        for w in words:
+            assert w in msg, (w, msg)
+    return msg
+
+
+def last_kernel():
+    return ffi.string(lib.aclnnEmuGetLastKernel()).decode()
+
+
+class Block:
+    """A device block (aclrtMalloc) mirroring a 1-D numpy storage array."""
+
+    def __init__(self, host):
+        self.dtype = host.dtype
+        self.size = host.size
+        self.nbytes = host.nbytes
+        p = ffi.new("void **")
+        assert lib.aclrtMalloc(p, max(self.nbytes, 1), 0) == 0, take_msg()
+        self.ptr = p[0]
+        self.write(host)
+
+    def write(self, host):
+        assert host.dtype == self.dtype and host.size == self.size
+        host = np.ascontiguousarray(host)
+        if self.nbytes:
+            assert lib.aclrtMemcpy(self.ptr, self.nbytes, ffi.from_buffer(host), self.nbytes, 1) == 0
+
+    def read(self):
+        host = np.empty(self.size, self.dtype)
+        if self.nbytes:
+            assert lib.aclrtMemcpy(ffi.from_buffer(host, require_writable=True), self.nbytes, self.ptr,
+                                   self.nbytes, 2) == 0
+        return host
+
+    def free(self):
+        if self.ptr is not None:
+            assert lib.aclrtFree(self.ptr) == 0
+            self.ptr = None
+
+
+class DevView:
+    """A tensor view (shape, strides, offset) inside a guarded device block.
+
+    layout: "contig" (offset 0), "offset" (contiguous at an odd offset),
+    "transposed" (reversed axes; a step-2 view for rank 1).
+    Elements of the block outside the view hold ``guard``.
+    """
+
+    GUARD = 16
+
+    def __init__(self, values, layout="contig", guard=-7.0):
+        values = np.asarray(values)
+        self.shape = values.shape
+        self.dtype = values.dtype
+        n = values.size
+        g = self.GUARD
+        if layout == "contig":
+            base = np.full(n + g, guard, self.dtype)
+            view = base[:n].reshape(self.shape)
+        elif layout == "offset":
+            base = np.full(n + 2 * g + 5, guard, self.dtype)
+            view = base[g + 5:g + 5 + n].reshape(self.shape)
+        elif layout == "transposed":
+            if values.ndim >= 2:
+                base = np.full(n + 2 * g, guard, self.dtype)
+                view = base[g:g + n].reshape(self.shape[::-1]).transpose()
+            else:
+                base = np.full(2 * n + 2 * g, guard, self.dtype)
+                view = base[g:g + 2 * n:2]
+        else:
+            raise ValueError(layout)
+        view[...] = values
+        self.base = base
+        item = self.dtype.itemsize
+        self.offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+        self.strides = tuple(s // item for s in view.strides)
+        self.mask = np.ones(base.size, bool)  # True = guard element
+        idx = np.arange(base.size).reshape(-1)
+        inside = np.lib.stride_tricks.as_strided(idx[self.offset:], self.shape,
+                                                 tuple(s * idx.itemsize for s in self.strides))
+        self.mask[inside.ravel()] = False
+        self.block = Block(base)
+        self.tensor = make_tensor(self.shape, ACL_OF[self.dtype], self.strides, self.offset, [base.size],
+                                  self.block.ptr)
+
+    def values(self):
+        base = self.block.read()
+        item = self.dtype.itemsize
+        return np.lib.stride_tricks.as_strided(base[self.offset:], self.shape,
+                                               tuple(s * item for s in self.strides)).copy()
+
+    def guards_intact(self):
+        return np.array_equal(self.block.read()[self.mask], self.base[self.mask], equal_nan=True)
+
+    def close(self):
+        lib.aclDestroyTensor(self.tensor)
+        self.block.free()
+
+
+def make_tensor(shape, dtype, strides, offset, storage, data):
+    dims = ffi.new("int64_t[]", list(shape)) if len(shape) else NULL
+    st = ffi.new("int64_t[]", list(strides)) if strides is not None and len(shape) else NULL
+    sd = ffi.new("int64_t[]", list(storage)) if len(storage) else NULL
+    t = lib.aclCreateTensor(dims, len(shape), dtype, st, offset, 2, sd, len(storage), data)
+    assert t != NULL, take_msg()
+    return t
+
+
+@pytest.fixture
+def views():
+    made = []
+
+    def make(values, layout="contig", **kw):
+        v = DevView(values, layout, **kw)
+        made.append(v)
+        return v
+
+    yield make
+    for v in made:
+        v.close()
+    take_msg()
+
+
+@pytest.fixture
+def workspaces():
+    blocks = []
+
+    def alloc(size):
+        p = ffi.new("void **")
+        assert lib.aclrtMalloc(p, max(size, 1), 0) == 0
+        blocks.append(p[0])
+        return p[0]
+
+    yield alloc
+    for b in blocks:
+        lib.aclrtFree(b)
+
+
+def phase1(dy, x, dx):
+    ws, ex = ffi.new("uint64_t *", 12345), ffi.new("aclOpExecutor **")
+    rc = lib.aclnnSiluBackwardGetWorkspaceSize(dy.tensor, x.tensor, dx.tensor, ws, ex)
+    assert rc == 0, take_msg()
+    return ws[0], ex[0]
+
+
+def rng_inputs(shape, dtype=np.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    dy = rng.uniform(0.5, 2.0, shape).astype(dtype)
+    x = rng.uniform(-6, 6, shape).astype(dtype)
+    return dy, x
+
+
+def close_f32(actual, dy, x):
+    np.testing.assert_allclose(actual.astype(np.float64), silu_backward_ref(dy, x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.fixture(autouse=True)
+def clean_messages():
+    take_msg()
+    yield
+    take_msg()
+
+
+# --------------------------------------------------------------- single use
+
+def test_executor_is_single_use(views):
+    dy, x = rng_inputs((4, 5))
+    vdy, vx, vdx = views(dy), views(x), views(np.zeros_like(x))
+    size, ex = phase1(vdy, vx, vdx)
+    assert size == 0
+    expect(0, lib.aclnnSiluBackward(NULL, 0, ex, NULL))
+    close_f32(vdx.values(), dy, x)
+    msg = expect(INVALID, lib.aclnnSiluBackward(NULL, 0, ex, NULL), "aclnnSiluBackward", "consumed")
+    assert "aclSetAclOpExecutorRepeatable" in msg  # says how to run an executor many times
+    # the consumed executor is not live for the management functions either
+    expect(INNER, lib.aclDestroyAclOpExecutor(ex), "executor")
+    expect(INNER, lib.aclSetAclOpExecutorRepeatable(ex), "executor")
+    expect(INVALID, lib.aclSetInputTensorAddr(ex, 0, NULL, vdy.block.ptr), "executor")
+
+
+def test_null_executor():
+    expect(NULLPTR, lib.aclnnSiluBackward(NULL, 0, NULL, NULL), "executor")
+    expect(NULLPTR, lib.aclnnSilu(NULL, 0, NULL, NULL), "executor")
+
+
+def test_workspace_grows_with_non_contiguous_views(views):
+    shape = (6, 7)
+    n = 42
+    dy, x = rng_inputs(shape)
+    cases = [
+        (("contig", "contig", "contig"), lambda s: s == 0),
+        (("transposed", "contig", "contig"), lambda s: s == n * 4),
+        (("contig", "transposed", "contig"), lambda s: s == n * 4),
+        (("contig", "contig", "transposed"), lambda s: s == n * 4),
+        (("transposed", "contig", "transposed"), lambda s: s >= 2 * n * 4),
+        (("transposed", "transposed", "transposed"), lambda s: s >= 3 * n * 4),
+        (("offset", "offset", "offset"), lambda s: s == 0),  # an offset alone stays contiguous
+    ]
+    sizes = {}
+    for layouts, ok in cases:
+        vdy, vx, vdx = views(dy, layouts[0]), views(x, layouts[1]), views(np.zeros_like(x), layouts[2])
+        size, ex = phase1(vdy, vx, vdx)
+        sizes[layouts] = size
+        assert ok(size), (layouts, size)
+        expect(0, lib.aclDestroyAclOpExecutor(ex))
+    assert sizes[("transposed", "contig", "transposed")] > sizes[("transposed", "contig", "contig")]
+    assert sizes[("transposed", "transposed", "transposed")] > sizes[("transposed", "contig", "transposed")]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+def test_workspace_counts_item_size(views, dtype):
+    dy, x = rng_inputs((3, 11), dtype)
+    vdy, vx, vdx = views(dy, "transposed"), views(x), views(np.zeros_like(x))
+    size, ex = phase1(vdy, vx, vdx)
+    assert size == 33 * 2
+    expect(0, lib.aclDestroyAclOpExecutor(ex))
+
+
+def test_null_workspace_then_small_workspace_then_success(views, workspaces):
+    dy, x = rng_inputs((8, 9))
+    vdy, vx, vdx = views(dy, "transposed"), views(x), views(np.zeros_like(x))
+    size, ex = phase1(vdy, vx, vdx)
+    assert size == 72 * 4
+    ws = workspaces(size)
+    # NULL workspace with a size > 0
+    expect(NULLPTR, lib.aclnnSiluBackward(NULL, size, ex, NULL), "workspace", str(size))
+    # too small
+    expect(INVALID, lib.aclnnSiluBackward(ws, size - 1, ex, NULL), "workspaceSize", str(size - 1), str(size))
+    expect(INVALID, lib.aclnnSiluBackward(NULL, 0, ex, NULL), "workspaceSize")
+    # nothing ran
+    assert np.all(vdx.values() == 0) and vdx.guards_intact()
+    # after the argument errors the executor is as it was and still runs
+    expect(0, lib.aclnnSiluBackward(ws, size, ex, NULL))
+    close_f32(vdx.values(), dy, x)
+    assert vdx.guards_intact()
+    expect(INVALID, lib.aclnnSiluBackward(ws, size, ex, NULL), "consumed")
+
+
+def test_larger_workspace_is_fine(views, workspaces):
+    dy, x = rng_inputs((5, 3))
+    vdy, vx, vdx = views(dy), views(x, "transposed"), views(np.zeros_like(x), "transposed")
+    size, ex = phase1(vdy, vx, vdx)
+    ws = workspaces(size + 4096)
+    expect(0, lib.aclnnSiluBackward(ws, size + 4096, ex, NULL))
+    close_f32(vdx.values(), dy, x)
+    assert vdx.guards_intact()
+
+
+def test_executor_of_another_operator(views):
+    x = rng_inputs((4, 4))[1]
+    vx, vy = views(x), views(np.zeros_like(x))
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    expect(0, lib.aclnnSiluGetWorkspaceSize(vx.tensor, vy.tensor, ws, ex))
+    expect(INVALID, lib.aclnnSiluBackward(NULL, 0, ex[0], NULL), "aclnnSiluBackward", "aclnnSilu")
+    assert np.all(vy.values() == 0)
+    # still usable by its own phase 2
+    expect(0, lib.aclnnSilu(NULL, 0, ex[0], NULL))
+    np.testing.assert_allclose(vy.values(), silu_ref(x), rtol=1e-5, atol=1e-6)
+
+
+def test_phase2_on_a_dead_stream_keeps_the_executor(views):
+    dy, x = rng_inputs((3, 3))
+    vdy, vx, vdx = views(dy), views(x), views(np.zeros_like(x))
+    _, ex = phase1(vdy, vx, vdx)
+    p = ffi.new("aclrtStream *")
+    assert lib.aclrtCreateStream(p) == 0
+    assert lib.aclrtDestroyStream(p[0]) == 0
+    expect(INVALID, lib.aclnnSiluBackward(NULL, 0, ex, p[0]), "stream")
+    assert np.all(vdx.values() == 0)
+    s = ffi.new("aclrtStream *")
+    assert lib.aclrtCreateStream(s) == 0
+    try:
+        expect(0, lib.aclnnSiluBackward(NULL, 0, ex, s[0]))
+        expect(0, lib.aclrtSynchronizeStream(s[0]))
+    finally:
+        lib.aclrtDestroyStream(s[0])
+    close_f32(vdx.values(), dy, x)
+
+
+def test_destroy_unrun_single_use_executor(views):
+    dy, x = rng_inputs((2, 2))
+    vdy, vx, vdx = views(dy), views(x), views(np.zeros_like(x))
+    _, ex = phase1(vdy, vx, vdx)
+    expect(0, lib.aclDestroyAclOpExecutor(ex))
+    expect(INVALID, lib.aclnnSiluBackward(NULL, 0, ex, NULL), "executor")
+    expect(INNER, lib.aclDestroyAclOpExecutor(ex), "executor")
+    assert np.all(vdx.values() == 0)
+
+
+# --------------------------------------------------------------- repeatable
+
+def test_repeatable_executor_with_rebound_addresses(views, workspaces):
+    shape = (6, 5)
+    rounds = [rng_inputs(shape, seed=s) for s in range(3)]
+    # The plan: transposed self so the run also goes through the workspace.
+    vdy, vx, vdx = views(rounds[0][0]), views(rounds[0][1], "transposed"), views(np.zeros(shape, np.float32))
+    size, ex = phase1(vdy, vx, vdx)
+    assert size > 0
+    ws = workspaces(size)
+    expect(0, lib.aclSetAclOpExecutorRepeatable(ex))
+    try:
+        # Round 0: the addresses of phase 1.
+        expect(0, lib.aclnnSiluBackward(ws, size, ex, NULL))
+        close_f32(vdx.values(), *rounds[0])
+        first = vdx.values()
+
+        outputs = [vdx]
+        for dy, x in rounds[1:]:
+            ndy, nx = views(dy), views(x, "transposed")  # same views, new blocks
+            ndx = views(np.zeros(shape, np.float32))
+            expect(0, lib.aclSetInputTensorAddr(ex, 0, vdy.tensor, ndy.block.ptr))
+            expect(0, lib.aclSetInputTensorAddr(ex, 1, NULL, nx.block.ptr))  # tensor may be NULL
+            expect(0, lib.aclSetOutputTensorAddr(ex, 0, vdx.tensor, ndx.block.ptr))
+            expect(0, lib.aclnnSiluBackward(ws, size, ex, NULL))
+            close_f32(ndx.values(), dy, x)
+            assert ndx.guards_intact()
+            outputs.append(ndx)
+            # the tensors given were re-pointed too
+            got = ffi.new("void **")
+            assert lib.aclGetRawTensorAddr(vdy.tensor, got) == 0 and got[0] == ndy.block.ptr
+            assert lib.aclGetRawTensorAddr(vdx.tensor, got) == 0 and got[0] == ndx.block.ptr
+            # the first output block was not written again
+            np.testing.assert_array_equal(outputs[0].values(), first)
+        assert not np.array_equal(outputs[1].values(), outputs[2].values())
+
+        # aclSetTensorAddr counts inputs then outputs; the capital-A aliases work too
+        expect(0, lib.aclSetTensorAddr(ex, 2, NULL, vdx.block.ptr))
+        expect(0, lib.AclSetInputTensorAddr(ex, 0, NULL, vdy.block.ptr))
+        expect(0, lib.AclSetInputTensorAddr(ex, 1, NULL, vx.block.ptr))
+        expect(0, lib.AclSetOutputTensorAddr(ex, 0, NULL, vdx.block.ptr))
+        expect(0, lib.AclSetTensorAddr(ex, 2, NULL, vdx.block.ptr))
+        expect(0, lib.aclnnSiluBackward(ws, size, ex, NULL))
+        close_f32(vdx.values(), *rounds[0])
+
+        # indices out of range
+        expect(INVALID, lib.aclSetInputTensorAddr(ex, 2, NULL, vdy.block.ptr), "index", "2")
+        expect(INVALID, lib.aclSetOutputTensorAddr(ex, 1, NULL, vdx.block.ptr), "index", "1")
+        expect(INVALID, lib.aclSetTensorAddr(ex, 3, NULL, vdx.block.ptr), "index", "3")
+        expect(INVALID, lib.aclSetInputTensorAddr(ex, 1 << 62, NULL, vdy.block.ptr), "index")
+        expect(NULLPTR, lib.aclSetInputTensorAddr(NULL, 0, NULL, vdy.block.ptr), "executor")
+        expect(NULLPTR, lib.aclSetOutputTensorAddr(NULL, 0, NULL, vdy.block.ptr), "executor")
+        expect(NULLPTR, lib.aclSetTensorAddr(NULL, 0, NULL, vdy.block.ptr), "executor")
+        # a repeatable executor survives argument errors and may be marked again
+        expect(0, lib.aclSetAclOpExecutorRepeatable(ex))
+        expect(0, lib.aclnnSiluBackward(ws, size, ex, NULL))
+    finally:
+        rc = lib.aclDestroyAclOpExecutor(ex)
+    assert rc == 0
+    expect(INVALID, lib.aclnnSiluBackward(ws, size, ex, NULL), "executor")
+    expect(INVALID, lib.aclSetInputTensorAddr(ex, 0, NULL, vdy.block.ptr), "executor")
+    expect(INNER, lib.aclDestroyAclOpExecutor(ex), "executor")
+
+
+def test_rebinding_keeps_the_phase1_view(views):
+    """A rebound address is read with the view phase 1 saw, whatever the tensor says later."""
+    dy, x = rng_inputs((4, 3))
+    vdy, vx, vdx = views(dy), views(x), views(np.zeros_like(x))
+    _, ex = phase1(vdy, vx, vdx)
+    expect(0, lib.aclSetAclOpExecutorRepeatable(ex))
+    # Change the caller's descriptor after phase 1: the executor keeps its own copy.
+    dims = ffi.new("int64_t[]", [2, 2])
+    assert lib.aclInitTensor(vx.tensor, dims, 2, 1, NULL, 0, 2, dims, 2, NULL) == 0
+    try:
+        expect(0, lib.aclnnSiluBackward(NULL, 0, ex, NULL))
+        close_f32(vdx.values(), dy, x)
+    finally:
+        assert lib.aclDestroyAclOpExecutor(ex) == 0
+
+
+def test_management_functions_reject_null():
+    expect(INNER_NULLPTR, lib.aclSetAclOpExecutorRepeatable(NULL), "executor")
+    expect(INNER_NULLPTR, lib.aclDestroyAclOpExecutor(NULL), "executor")
+
+
+def test_garbage_executor_pointer_does_not_crash():
+    garbage = ffi.cast("aclOpExecutor *", ffi.new("char[4096]", b"\xff" * 4096))
+    expect(INNER, lib.aclSetAclOpExecutorRepeatable(garbage), "executor")
+    expect(INNER, lib.aclDestroyAclOpExecutor(garbage), "executor")
+    expect(INVALID, lib.aclnnSiluBackward(NULL, 0, garbage, NULL), "executor")
+    expect(INVALID, lib.aclnnSilu(NULL, 0, garbage, NULL), "executor")
+    expect(INVALID, lib.aclSetInputTensorAddr(garbage, 0, NULL, NULL), "executor")
+    expect(INVALID, lib.aclSetOutputTensorAddr(garbage, 0, NULL, NULL), "executor")
+    # other live handles are not executors either
+    s = ffi.new("aclrtStream *")
+    assert lib.aclrtCreateStream(s) == 0
+    try:
+        expect(INNER, lib.aclDestroyAclOpExecutor(ffi.cast("aclOpExecutor *", s[0])), "executor")
+        expect(INVALID, lib.aclnnSiluBackward(NULL, 0, ffi.cast("aclOpExecutor *", s[0]), NULL), "executor")
+    finally:
+        assert lib.aclrtDestroyStream(s[0]) == 0
+
+
+# ------------------------------------------------------------ empty tensors
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 4, 5), (2, 0, 3)])
+@pytest.mark.parametrize("layout", ["contig", "transposed"])
+def test_empty_tensors(views, shape, layout):
+    # run something first, so an unchanged "last kernel" would show
+    dy, x = rng_inputs((2, 2))
+    a, b, c = views(dy), views(x), views(np.zeros_like(x))
+    _, ex = phase1(a, b, c)
+    expect(0, lib.aclnnSiluBackward(NULL, 0, ex, NULL))
+    assert last_kernel() != ""
+
+    z = np.zeros(shape, np.float32)
+    vdy, vx, vdx = views(z, layout, guard=3.0), views(z, layout, guard=4.0), views(z, layout, guard=5.0)
+    size, ex = phase1(vdy, vx, vdx)
+    assert size == 0
+    expect(0, lib.aclnnSiluBackward(NULL, 0, ex, NULL))
+    assert last_kernel() == ""
+    for v in (vdy, vx, vdx):
+        assert v.guards_intact()
+    expect(INVALID, lib.aclnnSiluBackward(NULL, 0, ex, NULL), "consumed")
+
+
+def test_empty_tensors_with_null_data():
+    dims = ffi.new("int64_t[]", [4, 0])
+    ts = [lib.aclCreateTensor(dims, 2, 0, NULL, 0, 2, dims, 2, NULL) for _ in range(3)]
+    try:
+        ws, ex = ffi.new("uint64_t *", 7), ffi.new("aclOpExecutor **")
+        expect(0, lib.aclnnSiluBackwardGetWorkspaceSize(ts[0], ts[1], ts[2], ws, ex))
+        assert ws[0] == 0
+        expect(0, lib.aclnnSiluBackward(NULL, 0, ex[0], NULL))
+        assert last_kernel() == ""
+    finally:
+        for t in ts:
+            lib.aclDestroyTensor(t)

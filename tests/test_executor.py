@@ -5,8 +5,8 @@ section 2 and "Decisions"), exercised with aclnnSiluBackward through raw
 import ml_dtypes
 import numpy as np
 import pytest
-
 from aclnn_emu import ffi, lib
+from helpers import expect, last_kernel, take_msg
 from reference import silu_backward_ref, silu_ref
 
 NULL = ffi.NULL
@@ -19,25 +19,6 @@ ACL_OF = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(ml_dtypes.b
 
 
 # ------------------------------------------------------------------ helpers
-
-def take_msg():
-    p = lib.aclGetRecentErrMsg()
-    return None if p == NULL else ffi.string(p).decode()
-
-
-def expect(code, rc, *words):
-    msg = take_msg()
-    assert rc == code, (rc, msg)
-    if code:
-        assert msg, "no message for code %d" % code
-        for w in words:
-            assert w in msg, (w, msg)
-    return msg
-
-
-def last_kernel():
-    return ffi.string(lib.aclnnEmuGetLastKernel()).decode()
-
 
 class Block:
     """A device block (aclrtMalloc) mirroring a 1-D numpy storage array."""

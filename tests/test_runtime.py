@@ -10,8 +10,8 @@ import sys
 import threading
 
 import pytest
-
 from aclnn_emu import ffi, lib
+from helpers import expect, take_msg
 
 NULL = ffi.NULL
 INVALID_PARAM = 100000
@@ -25,23 +25,6 @@ REPEAT_FINALIZE = 100037
 
 
 # ------------------------------------------------------------------ helpers
-
-def take_msg():
-    """Take (and clear) the calling thread's recent error message; None if none."""
-    p = lib.aclGetRecentErrMsg()
-    return None if p == NULL else ffi.string(p).decode()
-
-
-def expect(code, rc, *words):
-    """Assert ``rc == code`` and that the message holds every word."""
-    msg = take_msg()
-    assert rc == code, (rc, msg)
-    if code != 0:
-        assert msg, "no message left for code %d" % code
-        for word in words:
-            assert word in msg, (word, msg)
-    return msg
-
 
 def run_in_thread(fn):
     """Run ``fn`` in a fresh thread; re-raise what it raised; return its result."""

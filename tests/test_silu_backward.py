@@ -4,12 +4,12 @@ CANN's precision standard, at every ISA level and thread count, on strided
 views; and every phase-1 validation error in the order of CANN's A2/A3
 implementation (include/aclnnop/aclnn_silu_backward.h, cann_facts.md 3e)."""
 
+import aclnn_emu
 import ml_dtypes
 import numpy as np
 import pytest
-
-import aclnn_emu
 from aclnn_emu import ffi, lib
+from helpers import last_kernel, take_msg
 from reference import assert_precision, silu_backward_ref, silu_ref
 
 NULL = ffi.NULL
@@ -24,15 +24,6 @@ SIZES = [1, 15, 16, 17, 63, 64, 65, 1000, 4097, 100003]
 
 
 # ------------------------------------------------------------------ helpers
-
-def take_msg():
-    p = lib.aclGetRecentErrMsg()
-    return None if p == NULL else ffi.string(p).decode()
-
-
-def last_kernel():
-    return ffi.string(lib.aclnnEmuGetLastKernel()).decode()
-
 
 class Block:
     """A device block (aclrtMalloc) mirroring a 1-D numpy storage array."""

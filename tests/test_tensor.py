@@ -4,17 +4,12 @@ following include/aclnn/acl_meta.h and cann_facts.md section 1.8."""
 import os
 
 import pytest
-
 from aclnn_emu import ffi, lib
+from helpers import take_msg
 
 NULL = ffi.NULL
 NULLPTR = 161001
 INVALID = 161002
-
-
-def take_msg():
-    p = lib.aclGetRecentErrMsg()
-    return None if p == NULL else ffi.string(p).decode()
 
 
 @pytest.fixture(autouse=True)

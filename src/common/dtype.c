@@ -58,11 +58,6 @@ size_t emu_dtype_size(aclDataType dtype)
     return info ? info->size : 0;
 }
 
-bool emu_dtype_is_float(aclDataType dtype)
-{
-    return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16;
-}
-
 size_t aclDataTypeSize(aclDataType dataType)
 {
     return emu_dtype_size(dataType);

@@ -26,7 +26,6 @@ void emu_set_message(const char *fmt, ...) EMU_PRINTF(1, 2);
 /* ---- data types (dtype.c) ---- */
 const char *emu_dtype_name(aclDataType dtype);
 size_t emu_dtype_size(aclDataType dtype); /* 0 for sub-byte and unknown types */
-bool emu_dtype_is_float(aclDataType dtype); /* FLOAT, FLOAT16, BF16 */
 
 /* ---- settings (settings.c) ---- */
 typedef enum { EMU_SOC_ASCEND910B, EMU_SOC_ASCEND910_93, EMU_SOC_ASCEND910, EMU_SOC_ASCEND950 } emu_soc;

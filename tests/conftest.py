@@ -48,3 +48,21 @@ def threads(request):
         yield request.param
     finally:
         aclnn_emu.set_num_threads(previous)
+
+
+@pytest.fixture
+def views():
+    """Make DevView tensors (guarded device blocks) that are destroyed after the test."""
+    from helpers import DevView, take_msg
+
+    made = []
+
+    def make(values, layout="contig", **kw):
+        v = DevView(values, layout, **kw)
+        made.append(v)
+        return v
+
+    yield make
+    for v in made:
+        v.close()
+    take_msg()

@@ -9,7 +9,6 @@ type must be exactly the set transcribed.
 """
 
 import pytest
-
 from aclnn_emu import ffi, lib
 
 # --- cann_facts 1.3: aclDataType ------------------------------------------

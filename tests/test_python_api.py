@@ -7,12 +7,11 @@ import subprocess
 import sys
 import threading
 
+import aclnn_emu
 import numpy as np
 import pytest
-from reference import assert_precision, np_dtype, silu_backward_ref, silu_ref, to_dtype
-
-import aclnn_emu
 from aclnn_emu import AclnnError, DeviceTensor, ffi, lib
+from reference import assert_precision, np_dtype, silu_backward_ref, silu_ref, to_dtype
 
 FLOATS = ["float32", "float16", "bfloat16"]
 SIZES = [1, 15, 16, 17, 63, 64, 65, 1000, 4097]

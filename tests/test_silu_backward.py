@@ -5,128 +5,22 @@ views; and every phase-1 validation error in the order of CANN's A2/A3
 implementation (include/aclnnop/aclnn_silu_backward.h, cann_facts.md 3e)."""
 
 import aclnn_emu
-import ml_dtypes
 import numpy as np
 import pytest
 from aclnn_emu import ffi, lib
-from helpers import last_kernel, take_msg
+from helpers import BF16, Block, last_kernel, make_tensor, take_msg
 from reference import assert_precision, silu_backward_ref, silu_ref
 
 NULL = ffi.NULL
 NULLPTR = 161001
 INVALID = 161002
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
 DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfloat16": BF16}
-ACL_OF = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, BF16: 27}
 ROOT = -1.2784645427610738  # silu'(x) = 0 here; relative errors are unbounded next to it
 SIZES = [1, 15, 16, 17, 63, 64, 65, 1000, 4097, 100003]
 
 
 # ------------------------------------------------------------------ helpers
-
-class Block:
-    """A device block (aclrtMalloc) mirroring a 1-D numpy storage array."""
-
-    def __init__(self, host):
-        self.dtype, self.size, self.nbytes = host.dtype, host.size, host.nbytes
-        p = ffi.new("void **")
-        assert lib.aclrtMalloc(p, max(self.nbytes, 1), 0) == 0, take_msg()
-        self.ptr = p[0]
-        if self.nbytes:
-            host = np.ascontiguousarray(host)
-            assert lib.aclrtMemcpy(self.ptr, self.nbytes, ffi.from_buffer(host), self.nbytes, 1) == 0
-
-    def read(self):
-        host = np.empty(self.size, self.dtype)
-        if self.nbytes:
-            assert lib.aclrtMemcpy(ffi.from_buffer(host, require_writable=True), self.nbytes, self.ptr,
-                                   self.nbytes, 2) == 0
-        return host
-
-    def free(self):
-        assert lib.aclrtFree(self.ptr) == 0
-
-
-class DevView:
-    """A tensor view inside a guarded device block; elements outside the view hold ``guard``.
-
-    layout: "contig" (offset 0), "offset" (contiguous at an odd offset),
-    "transposed" (reversed axes; a step-2 view for rank 1).
-    """
-
-    GUARD = 16
-
-    def __init__(self, values, layout="contig", guard=-7.0, acl_dtype=None):
-        values = np.asarray(values)
-        self.shape, self.dtype = values.shape, values.dtype
-        n, g = values.size, self.GUARD
-        if layout == "contig":
-            base = np.full(n + g, guard, self.dtype)
-            view = base[:n].reshape(self.shape)
-        elif layout == "offset":
-            base = np.full(n + 2 * g + 5, guard, self.dtype)
-            view = base[g + 5:g + 5 + n].reshape(self.shape)
-        elif layout == "transposed" and values.ndim >= 2:
-            base = np.full(n + 2 * g, guard, self.dtype)
-            view = base[g:g + n].reshape(self.shape[::-1]).transpose()
-        elif layout == "transposed":
-            base = np.full(2 * n + 2 * g, guard, self.dtype)
-            view = base[g:g + 2 * n:2]
-        else:
-            raise ValueError(layout)
-        view[...] = values
-        self.base = base
-        item = self.dtype.itemsize
-        self.offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
-        self.strides = tuple(s // item for s in view.strides)
-        idx = np.arange(base.size)
-        inside = np.lib.stride_tricks.as_strided(idx[self.offset:], self.shape,
-                                                 tuple(s * idx.itemsize for s in self.strides))
-        self.mask = np.ones(base.size, bool)
-        self.mask[inside.ravel()] = False
-        self.block = Block(base)
-        code = ACL_OF[self.dtype] if acl_dtype is None else acl_dtype
-        self.tensor = make_tensor(self.shape, code, self.strides, self.offset, [base.size], self.block.ptr)
-
-    def values(self):
-        item = self.dtype.itemsize
-        return np.lib.stride_tricks.as_strided(self.block.read()[self.offset:], self.shape,
-                                               tuple(s * item for s in self.strides)).copy()
-
-    def guards_intact(self):
-        return np.array_equal(self.block.read()[self.mask], self.base[self.mask], equal_nan=True)
-
-    def untouched(self):
-        return np.array_equal(self.block.read(), self.base, equal_nan=True)
-
-    def close(self):
-        lib.aclDestroyTensor(self.tensor)
-        self.block.free()
-
-
-def make_tensor(shape, dtype, strides, offset, storage, data, fmt=2):
-    dims = ffi.new("int64_t[]", list(shape)) if len(shape) else NULL
-    st = ffi.new("int64_t[]", list(strides)) if strides is not None and len(shape) else NULL
-    sd = ffi.new("int64_t[]", list(storage)) if len(storage) else NULL
-    t = lib.aclCreateTensor(dims, len(shape), dtype, st, offset, fmt, sd, len(storage), data)
-    assert t != NULL, take_msg()
-    return t
-
-
-@pytest.fixture
-def views():
-    made = []
-
-    def make(values, layout="contig", **kw):
-        v = DevView(values, layout, **kw)
-        made.append(v)
-        return v
-
-    yield make
-    for v in made:
-        v.close()
-    take_msg()
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,7 @@ reuses a per-thread plan (a repeatable executor) for each shape and dtype, so
 a call costs a few microseconds.
 """
 
+import operator
 import threading
 import weakref
 
@@ -371,6 +372,81 @@ def _bind_failed(rc):
     _fail(rc, "aclSetInputTensorAddr/aclSetOutputTensorAddr")
 
 
+class _Op:
+    """What the fast path needs of one operator: its two phases, their names, its plan cache."""
+
+    __slots__ = ("get_ws", "run", "names", "plans_attr")
+
+    def __init__(self, get_ws, run, names, plans_attr):
+        self.get_ws, self.run, self.names, self.plans_attr = get_ws, run, names, plans_attr
+
+
+_SILU = _Op(_silu_ws, _silu_run, _SILU_NAMES, "plans_silu")
+_dtype_of = operator.attrgetter("dtype")
+_shape_of = operator.attrgetter("shape")
+
+
+def _run_cached(op, inputs, out, ref, stream):
+    """Run ``op`` on ``inputs`` into ``out`` (or a new array shaped like ``inputs[ref]``).
+
+    Fast path for C-contiguous, aligned numpy arrays: the first call for a
+    (shapes, dtypes) plans a repeatable executor (phase 1 with host memory
+    allowed, cached per thread); every call binds the arrays' buffers with
+    aclSetInputTensorAddr / aclSetOutputTensorAddr and runs phase 2 only.
+    Anything else goes through :func:`_general`, which plans each call afresh.
+    """
+    if not (PLAN_CACHE and ZERO_COPY and (out is None or type(out) is _ndarray)):
+        return _general(op.get_ws, op.run, op.names, inputs, out, ref, stream)
+    for a in inputs:
+        if type(a) is not _ndarray or not a.flags.aligned:
+            return _general(op.get_ws, op.run, op.names, inputs, out, ref, stream)
+    # map() with C-level callables: Python 3.11 comprehensions cost a frame each.
+    codes = list(map(_codes_get, map(_dtype_of, inputs)))
+    shapes = list(map(_shape_of, inputs))
+    try:
+        buffers = list(map(_from_buffer, inputs))
+        if out is None:
+            y = _empty(shapes[ref], inputs[ref].dtype)
+            code = codes[ref]
+            buffers.append(_from_buffer(y))
+        else:
+            y = out
+            code = _codes_get(out.dtype)
+            if not out.flags.aligned:
+                raise ValueError
+            buffers.append(_from_buffer(out, require_writable=True))
+    except ValueError:  # not C-contiguous or read-only: the general path sorts it out
+        return _general(op.get_ws, op.run, op.names, inputs, out, ref, stream)
+    codes.append(code)
+    shapes.append(y.shape)
+    if None in codes:
+        return _general(op.get_ws, op.run, op.names, inputs, out, ref, stream)
+    key = (*shapes, *codes, _gen)
+    plans = getattr(_state, op.plans_attr)
+    plan = plans.get(key)
+    if plan is None:
+        plan = _make_plan(op.get_ws, op.names[0], buffers, shapes, codes)
+        if plan is None:
+            return _general(op.get_ws, op.run, op.names, inputs, y, ref, stream)
+        _cache(plans, key, plan, codes)
+    exe, w = plan[0], plan[1]
+    tensors = plan[2:]
+    last = len(buffers) - 1
+    rc = 0
+    for i in range(last):
+        rc |= _set_in(exe, i, tensors[i], buffers[i])
+    rc |= _set_out(exe, 0, tensors[last], buffers[last])
+    if rc:
+        _bind_failed(rc)
+    s = _NULL if stream is None else stream_handle(stream)
+    rc = op.run(_workspace(w, _NULL) if w else _NULL, w, exe, s)
+    if rc:
+        _fail(rc, op.names[1])
+    if stream is not None:
+        check(_sync_stream(s), "aclrtSynchronizeStream")
+    return y
+
+
 def silu(x, out=None, *, stream=None):
     """SiLU: ``out = x * sigmoid(x)`` (aclnnSilu).
 
@@ -388,52 +464,13 @@ def silu(x, out=None, *, stream=None):
     Raises:
         AclnnError: 161002 for an unsupported dtype or mismatched shapes/dtypes.
     """
-    if type(x) is _ndarray and (out is None or type(out) is _ndarray) and PLAN_CACHE and ZERO_COPY:
-        dt = x.dtype
-        code = _codes_get(dt)
-        if code is not None and x.flags.aligned:
-            try:
-                bx = _from_buffer(x)
-                shape = x.shape
-                if out is None:
-                    y = _empty(shape, dt)
-                    by = _from_buffer(y)
-                    key = (shape, code, _gen)
-                else:
-                    y = out
-                    ycode = _codes_get(out.dtype)
-                    if ycode is None or not out.flags.aligned:
-                        raise ValueError
-                    by = _from_buffer(out, require_writable=True)
-                    key = (shape, code, _gen, out.shape, ycode)
-            except ValueError:  # not C-contiguous, read-only, ...: the general path sorts it out
-                pass
-            else:
-                plans = _state.plans_silu
-                plan = plans.get(key)
-                if plan is None:
-                    yshape, ycode = (shape, code) if out is None else key[3:]
-                    plan = _make_plan(_silu_ws, _SILU_NAMES[0], (bx, by), (shape, yshape), (code, ycode))
-                    if plan is None:
-                        return _general(_silu_ws, _silu_run, _SILU_NAMES, (x,), y, 0, stream)
-                    _cache(plans, key, plan, (code, ycode))
-                exe, w, tx, ty = plan
-                s = _NULL if stream is None else stream_handle(stream)
-                rc = _set_in(exe, 0, tx, bx) | _set_out(exe, 0, ty, by)
-                if rc:
-                    _bind_failed(rc)
-                rc = _silu_run(_workspace(w, _NULL) if w else _NULL, w, exe, s)
-                if rc:
-                    _fail(rc, "aclnnSilu")
-                if stream is not None:
-                    check(_sync_stream(s), "aclrtSynchronizeStream")
-                return y
-    return _general(_silu_ws, _silu_run, _SILU_NAMES, (x,), out, 0, stream)
+    return _run_cached(_SILU, (x,), out, 0, stream)
 
 
 _sbw_ws = lib.aclnnSiluBackwardGetWorkspaceSize
 _sbw_run = lib.aclnnSiluBackward
 _SBW_NAMES = ("aclnnSiluBackwardGetWorkspaceSize", "aclnnSiluBackward")
+_SILU_BACKWARD = _Op(_sbw_ws, _sbw_run, _SBW_NAMES, "plans_silu_backward")
 
 
 def silu_backward(grad_output, x, out=None, *, stream=None):
@@ -455,59 +492,7 @@ def silu_backward(grad_output, x, out=None, *, stream=None):
         AclnnError: 161002 (with the C message naming the argument) for
         unsupported or mismatched dtypes and mismatched shapes.
     """
-    if (
-        type(x) is _ndarray
-        and type(grad_output) is _ndarray
-        and (out is None or type(out) is _ndarray)
-        and PLAN_CACHE
-        and ZERO_COPY
-    ):
-        dt = x.dtype
-        code = _codes_get(dt)
-        gdt = grad_output.dtype
-        gcode = code if gdt is dt else _codes_get(gdt)
-        if code is not None and gcode is not None and x.flags.aligned and grad_output.flags.aligned:
-            try:
-                bg = _from_buffer(grad_output)
-                bx = _from_buffer(x)
-                shape = x.shape
-                gshape = grad_output.shape
-                if out is None:
-                    y = _empty(shape, dt)
-                    by = _from_buffer(y)
-                    key = (shape, gshape, code, gcode, _gen)
-                else:
-                    y = out
-                    ycode = _codes_get(out.dtype)
-                    if ycode is None or not out.flags.aligned:
-                        raise ValueError
-                    by = _from_buffer(out, require_writable=True)
-                    key = (shape, gshape, code, gcode, _gen, out.shape, ycode)
-            except ValueError:  # not C-contiguous, read-only, ...: the general path sorts it out
-                pass
-            else:
-                plans = _state.plans_silu_backward
-                plan = plans.get(key)
-                if plan is None:
-                    yshape, ycode = (shape, code) if out is None else key[5:]
-                    plan = _make_plan(
-                        _sbw_ws, _SBW_NAMES[0], (bg, bx, by), (gshape, shape, yshape), (gcode, code, ycode)
-                    )
-                    if plan is None:
-                        return _general(_sbw_ws, _sbw_run, _SBW_NAMES, (grad_output, x), y, 1, stream)
-                    _cache(plans, key, plan, (code, gcode, ycode))
-                exe, w, tg, tx, ty = plan
-                s = _NULL if stream is None else stream_handle(stream)
-                rc = _set_in(exe, 0, tg, bg) | _set_in(exe, 1, tx, bx) | _set_out(exe, 0, ty, by)
-                if rc:
-                    _bind_failed(rc)
-                rc = _sbw_run(_workspace(w, _NULL) if w else _NULL, w, exe, s)
-                if rc:
-                    _fail(rc, "aclnnSiluBackward")
-                if stream is not None:
-                    check(_sync_stream(s), "aclrtSynchronizeStream")
-                return y
-    return _general(_sbw_ws, _sbw_run, _SBW_NAMES, (grad_output, x), out, 1, stream)
+    return _run_cached(_SILU_BACKWARD, (grad_output, x), out, 1, stream)
 
 
 def _accepts_host_memory():

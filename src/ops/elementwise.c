@@ -34,6 +34,8 @@ typedef struct {
     aclDataType in_dtype[EMU_EW_MAX_INPUTS];
     aclDataType out_dtype;
     bool all_f32;
+    /* Fused fp16/bf16 kernels when every tensor has that one dtype. */
+    const emu_silu_half_kernels *half;
     const void *in[EMU_EW_MAX_INPUTS];
     void *out;
     const emu_silu_kernels *silu;
@@ -64,6 +66,16 @@ static const float *widen(const ew_run_ctx *ctx, aclDataType dtype, const void *
 static void run_range(void *opaque, size_t begin, size_t end)
 {
     const ew_run_ctx *ctx = opaque;
+    if (ctx->half != NULL) {
+        const uint16_t *in0 = (const uint16_t *)ctx->in[0] + begin;
+        uint16_t *out = (uint16_t *)ctx->out + begin;
+        if (ctx->op == EMU_EW_SILU) {
+            ctx->half->silu(end - begin, in0, out);
+        } else {
+            ctx->half->silu_grad(end - begin, in0, (const uint16_t *)ctx->in[1] + begin, out);
+        }
+        return;
+    }
     if (ctx->all_f32) {
         const float *in[EMU_EW_MAX_INPUTS] = {NULL, NULL};
         for (int i = 0; i < ctx->input_count; ++i) {
@@ -91,9 +103,25 @@ static void run_range(void *opaque, size_t begin, size_t end)
     }
 }
 
+static const emu_silu_half_kernels *uniform_half_kernels(const ew_run_ctx *ctx)
+{
+    if (ctx->out_dtype != ACL_FLOAT16 && ctx->out_dtype != ACL_BF16) {
+        return NULL;
+    }
+    for (int i = 0; i < ctx->input_count; ++i) {
+        if (ctx->in_dtype[i] != ctx->out_dtype) {
+            return NULL;
+        }
+    }
+    return ctx->out_dtype == ACL_BF16 ? &ctx->silu->bf16 : &ctx->silu->f16;
+}
+
 static const char *kernel_name(const ew_run_ctx *ctx)
 {
     static _Thread_local char name[128];
+    if (ctx->half != NULL) {
+        return ctx->op == EMU_EW_SILU ? ctx->half->silu_name : ctx->half->silu_grad_name;
+    }
     const char *f32_name = ctx->op == EMU_EW_SILU ? ctx->silu->silu_name : ctx->silu->silu_grad_name;
     if (ctx->all_f32) {
         return f32_name;
@@ -139,6 +167,7 @@ static const char *run_elementwise(aclOpExecutor *executor, void *workspace)
             ctx.out = dense;
         }
     }
+    ctx.half = uniform_half_kernels(&ctx);
     emu_parallel_for((size_t)plan->numel, EMU_EW_GRAIN, run_range, &ctx);
     int out = plan->input_count;
     if (plan->staged[out]) {

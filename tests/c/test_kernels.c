@@ -459,6 +459,70 @@ static void test_silu_isa(emu_isa isa) {
     free(dxs);
 }
 
+/* The fused fp16/bf16 kernels must equal widen -> scalar fp32 kernel ->
+ * narrow, bit for bit (NaN for NaN), at every length (tails included),
+ * without touching memory past n. Inputs: every kind of 16-bit pattern
+ * (NaN, inf, subnormal, zero) and ordinary values. */
+static uint16_t to_half(int bf16, float f) { return bf16 ? emu_f32_to_bf16(f) : emu_f32_to_f16(f); }
+static float from_half(int bf16, uint16_t h) { return bf16 ? emu_bf16_to_f32(h) : emu_f16_to_f32(h); }
+
+static void test_silu_half_isa(emu_isa isa) {
+    const emu_silu_kernels* k = emu_silu_select(isa);
+    const emu_silu_kernels* ks = emu_silu_select(EMU_ISA_SCALAR);
+    for (int bf16 = 0; bf16 <= 1; ++bf16) {
+        const emu_silu_half_kernels* h = bf16 ? &k->bf16 : &k->f16;
+        const char* type = bf16 ? "bf16" : "f16";
+        check(strstr(h->silu_grad_name, emu_isa_name(isa)) && strncmp(h->silu_grad_name, type, strlen(type)) == 0,
+              "silu %s[%s]: selected %s", type, emu_isa_name(isa), h->silu_grad_name);
+        uint16_t x[SILU_MAX_LEN], dy[SILU_MAX_LEN];
+        for (size_t i = 0; i < SILU_MAX_LEN; ++i) {
+            const int raw = i % 4 == 0;
+            x[i] = raw ? (uint16_t)rnd32() : to_half(bf16, rnd_uniform(-20.0f, 20.0f));
+            dy[i] = i % 8 == 1 ? (uint16_t)rnd32() : to_half(bf16, rnd_uniform(-4.0f, 4.0f));
+        }
+        int guards = 1, same = 1;
+        for (size_t li = 0; li < sizeof k_silu_lengths / sizeof k_silu_lengths[0]; ++li) {
+            const size_t len = k_silu_lengths[li];
+            uint16_t* xs = xmalloc((len + 1) * sizeof *xs);
+            uint16_t* ds = xmalloc((len + 1) * sizeof *ds);
+            uint16_t* y = xmalloc((len + GUARD) * sizeof *y);
+            uint16_t* dx = xmalloc((len + GUARD) * sizeof *dx);
+            float* xf = xmalloc((len + 1) * sizeof *xf);
+            float* df = xmalloc((len + 1) * sizeof *df);
+            float* yf = xmalloc((len + 1) * sizeof *yf);
+            float* dxf = xmalloc((len + 1) * sizeof *dxf);
+            memcpy(xs, x, len * sizeof *xs);
+            memcpy(ds, dy, len * sizeof *ds);
+            memset(y, GUARD_BYTE, (len + GUARD) * sizeof *y);
+            memset(dx, GUARD_BYTE, (len + GUARD) * sizeof *dx);
+            h->silu(len, xs, y);
+            h->silu_grad(len, ds, xs, dx);
+            guards &= guard_ok(y + len, GUARD * sizeof *y) && guard_ok(dx + len, GUARD * sizeof *dx);
+            for (size_t i = 0; i < len; ++i) {
+                xf[i] = from_half(bf16, xs[i]);
+                df[i] = from_half(bf16, ds[i]);
+            }
+            ks->silu(len, xf, yf);
+            ks->silu_grad(len, df, xf, dxf);
+            for (size_t i = 0; i < len; ++i) {
+                same &= same_float(from_half(bf16, y[i]), from_half(bf16, to_half(bf16, yf[i])));
+                same &= same_float(from_half(bf16, dx[i]), from_half(bf16, to_half(bf16, dxf[i])));
+            }
+            free(xs);
+            free(ds);
+            free(y);
+            free(dx);
+            free(xf);
+            free(df);
+            free(yf);
+            free(dxf);
+        }
+        check(guards, "silu %s[%s]: lengths 0..4097, output guards intact", type, emu_isa_name(isa));
+        check(same, "silu %s[%s]: equals widen -> scalar f32 kernel -> narrow, bit for bit", type,
+              emu_isa_name(isa));
+    }
+}
+
 /* ULP error of silu over its whole normal range (all ISAs are bitwise equal,
  * checked above, so the active one stands for all). */
 static void test_silu_ulp(emu_isa isa) {
@@ -500,6 +564,7 @@ int main(void) {
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_convert_isa((emu_isa)isa, in, n);
     free(in);
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_silu_isa((emu_isa)isa);
+    for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_silu_half_isa((emu_isa)isa);
     test_silu_ulp(det);
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

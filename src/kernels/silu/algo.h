@@ -79,9 +79,13 @@ static inline float emu_silu_sigmoid_(float x, float* oms) {
     return pos ? q : tq;
 }
 
-#define EMU_SILU_DECLARE(isa, u)                                                        \
-    void emu_f32_silu__##isa##_##u(size_t n, const float* x, float* y);                 \
-    void emu_f32_silu_grad__##isa##_##u(size_t n, const float* dy, const float* x, float* dx);
+#define EMU_SILU_DECLARE(isa, u)                                                                     \
+    void emu_f32_silu__##isa##_##u(size_t n, const float* x, float* y);                              \
+    void emu_f32_silu_grad__##isa##_##u(size_t n, const float* dy, const float* x, float* dx);       \
+    void emu_f16_silu__##isa##_##u(size_t n, const uint16_t* x, uint16_t* y);                        \
+    void emu_f16_silu_grad__##isa##_##u(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx); \
+    void emu_bf16_silu__##isa##_##u(size_t n, const uint16_t* x, uint16_t* y);                       \
+    void emu_bf16_silu_grad__##isa##_##u(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx);
 
 EMU_SILU_DECLARE(scalar, u1)
 #if defined(EMU_HAVE_X86_KERNELS)

@@ -2,6 +2,7 @@
  * Mirrors algo.h step by step (see the comments there). */
 #include <immintrin.h>
 
+#include "kernels/convert/avx2_inline.h"
 #include "kernels/silu/algo.h"
 
 static inline __m256 exp_neg_8(__m256 a) {
@@ -87,3 +88,49 @@ void emu_f32_silu_grad__avx2_u16(size_t n, const float* dy, const float* x, floa
         memcpy(dx + i, ob, (n - i) * sizeof *dx);
     }
 }
+
+/* fp16/bf16 in and out: the loops above with the conversion fused into the
+ * loads and stores (16 at a time, in the lane order of the pair helpers,
+ * which is free for element-wise work); the tail converts through a stack
+ * buffer of 8. */
+#define EMU_SILU_AVX2_HALF(name, load8, store8, load16, store16)                                    \
+    void emu_##name##_silu__avx2_u16(size_t n, const uint16_t* x, uint16_t* y) {                    \
+        size_t i = 0;                                                                               \
+        for (; i + 16 <= n; i += 16) {                                                              \
+            __m256 x0, x1;                                                                          \
+            load16(x + i, &x0, &x1);                                                                \
+            store16(y + i, silu_8(x0), silu_8(x1));                                                 \
+        }                                                                                           \
+        for (; i + 8 <= n; i += 8) {                                                                \
+            store8(y + i, silu_8(load8(x + i)));                                                    \
+        }                                                                                           \
+        if (i < n) {                                                                                \
+            uint16_t xb[8] = {0}, yb[8];                                                            \
+            memcpy(xb, x + i, (n - i) * sizeof *x);                                                 \
+            store8(yb, silu_8(load8(xb)));                                                          \
+            memcpy(y + i, yb, (n - i) * sizeof *y);                                                 \
+        }                                                                                           \
+    }                                                                                               \
+    void emu_##name##_silu_grad__avx2_u16(size_t n, const uint16_t* dy, const uint16_t* x,          \
+                                          uint16_t* dx) {                                           \
+        size_t i = 0;                                                                               \
+        for (; i + 16 <= n; i += 16) {                                                              \
+            __m256 d0, d1, x0, x1;                                                                  \
+            load16(dy + i, &d0, &d1);                                                               \
+            load16(x + i, &x0, &x1);                                                                \
+            store16(dx + i, silu_grad_8(d0, x0), silu_grad_8(d1, x1));                              \
+        }                                                                                           \
+        for (; i + 8 <= n; i += 8) {                                                                \
+            store8(dx + i, silu_grad_8(load8(dy + i), load8(x + i)));                               \
+        }                                                                                           \
+        if (i < n) {                                                                                \
+            uint16_t db[8] = {0}, xb[8] = {0}, ob[8];                                               \
+            memcpy(db, dy + i, (n - i) * sizeof *dy);                                               \
+            memcpy(xb, x + i, (n - i) * sizeof *x);                                                 \
+            store8(ob, silu_grad_8(load8(db), load8(xb)));                                          \
+            memcpy(dx + i, ob, (n - i) * sizeof *dx);                                               \
+        }                                                                                           \
+    }
+
+EMU_SILU_AVX2_HALF(f16, emu_load_f16_8, emu_store_f16_8, emu_load_f16_pair_16, emu_store_f16_pair_16)
+EMU_SILU_AVX2_HALF(bf16, emu_load_bf16_8, emu_store_bf16_8, emu_load_bf16_pair_16, emu_store_bf16_pair_16)

@@ -2,6 +2,7 @@
  * loads never fault on masked-off elements). Mirrors algo.h step by step. */
 #include <immintrin.h>
 
+#include "kernels/convert/avx512_inline.h"
 #include "kernels/silu/algo.h"
 
 static inline __m512 exp_neg_16(__m512 a) {
@@ -83,3 +84,52 @@ void emu_f32_silu_grad__avx512_u32(size_t n, const float* dy, const float* x, fl
         _mm512_mask_storeu_ps(dx + i, m, d);
     }
 }
+
+/* fp16/bf16 in and out: the loops above with the conversion fused into the
+ * loads and stores; the tail uses masked 16-bit loads and stores. */
+static inline __m512 load_f16_16(__mmask16 m, const uint16_t* p) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
+}
+static inline __m512 load_bf16_16(__mmask16 m, const uint16_t* p) {
+    return emu_bf16_to_f32_16(_mm256_maskz_loadu_epi16(m, p));
+}
+static inline void store_f16_16(__mmask16 m, uint16_t* p, __m512 v) {
+    _mm256_mask_storeu_epi16(p, m, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+static inline void store_bf16_16(__mmask16 m, uint16_t* p, __m512 v) {
+    _mm256_mask_storeu_epi16(p, m, emu_f32_to_bf16_16(v));
+}
+
+#define EMU_SILU_AVX512_HALF(name, load16, store16)                                                 \
+    void emu_##name##_silu__avx512_u32(size_t n, const uint16_t* x, uint16_t* y) {                  \
+        const __mmask16 all = (__mmask16)0xFFFF;                                                    \
+        size_t i = 0;                                                                               \
+        for (; i + 32 <= n; i += 32) {                                                              \
+            const __m512 y0 = silu_16(load16(all, x + i));                                          \
+            const __m512 y1 = silu_16(load16(all, x + i + 16));                                     \
+            store16(all, y + i, y0);                                                                \
+            store16(all, y + i + 16, y1);                                                           \
+        }                                                                                           \
+        for (; i < n; i += 16) {                                                                    \
+            const __mmask16 m = n - i >= 16 ? all : emu_tail_mask16(n - i);                         \
+            store16(m, y + i, silu_16(load16(m, x + i)));                                           \
+        }                                                                                           \
+    }                                                                                               \
+    void emu_##name##_silu_grad__avx512_u32(size_t n, const uint16_t* dy, const uint16_t* x,        \
+                                            uint16_t* dx) {                                         \
+        const __mmask16 all = (__mmask16)0xFFFF;                                                    \
+        size_t i = 0;                                                                               \
+        for (; i + 32 <= n; i += 32) {                                                              \
+            const __m512 d0 = silu_grad_16(load16(all, dy + i), load16(all, x + i));                \
+            const __m512 d1 = silu_grad_16(load16(all, dy + i + 16), load16(all, x + i + 16));      \
+            store16(all, dx + i, d0);                                                               \
+            store16(all, dx + i + 16, d1);                                                          \
+        }                                                                                           \
+        for (; i < n; i += 16) {                                                                    \
+            const __mmask16 m = n - i >= 16 ? all : emu_tail_mask16(n - i);                         \
+            store16(m, dx + i, silu_grad_16(load16(m, dy + i), load16(m, x + i)));                  \
+        }                                                                                           \
+    }
+
+EMU_SILU_AVX512_HALF(f16, load_f16_16, store_f16_16)
+EMU_SILU_AVX512_HALF(bf16, load_bf16_16, store_bf16_16)

@@ -34,6 +34,7 @@
 #define ACLNN_EMU_KERNELS_SILU_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernels/isa.h"
 
@@ -44,11 +45,26 @@ extern "C" {
 typedef void (*emu_silu_fn)(size_t n, const float* x, float* y);
 typedef void (*emu_silu_grad_fn)(size_t n, const float* dy, const float* x, float* dx);
 
+/* fp16 or bf16 in and out: widened on load, the fp32 algorithm above,
+ * rounded to nearest even on store (convert.h's rules). Fusing the
+ * conversion keeps the data in registers, and the fp32 math is the same
+ * as the fp32 kernels', so results equal widen -> f32 kernel -> narrow. */
+typedef void (*emu_silu_half_fn)(size_t n, const uint16_t* x, uint16_t* y);
+typedef void (*emu_silu_grad_half_fn)(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx);
+
+typedef struct {
+    emu_silu_half_fn silu;
+    emu_silu_grad_half_fn silu_grad;
+    const char* silu_name;      /* e.g. "f16_silu__avx2_u16" */
+    const char* silu_grad_name; /* e.g. "bf16_silu_grad__avx2_u16" */
+} emu_silu_half_kernels;
+
 typedef struct {
     emu_silu_fn silu;
     emu_silu_grad_fn silu_grad;
     const char* silu_name;      /* e.g. "f32_silu__avx2_u16" */
     const char* silu_grad_name; /* e.g. "f32_silu_grad__avx2_u16" */
+    emu_silu_half_kernels f16, bf16;
 } emu_silu_kernels;
 
 /* Best implementation whose level is <= isa (pass emu_isa_active()). Never NULL. */

@@ -79,6 +79,14 @@ static inline float emu_silu_sigmoid_(float x, float* oms) {
     return pos ? q : tq;
 }
 
+/* Tables of the half-type kernels (table.c), indexed by the 16-bit pattern
+ * of x: silu(x) already rounded to the type, and the fp32 gradient factor
+ * s * (1 + x * (1 - s)), so that dx = narrow(dy * factor[x]). */
+const uint16_t* emu_silu_f16_table_(void);
+const float* emu_silu_grad_f16_table_(void);
+const uint16_t* emu_silu_bf16_table_(void);
+const float* emu_silu_grad_bf16_table_(void);
+
 #define EMU_SILU_DECLARE(isa, u)                                                                     \
     void emu_f32_silu__##isa##_##u(size_t n, const float* x, float* y);                              \
     void emu_f32_silu_grad__##isa##_##u(size_t n, const float* dy, const float* x, float* dx);       \

@@ -85,8 +85,30 @@ void emu_f32_silu_grad__avx512_u32(size_t n, const float* dy, const float* x, fl
     }
 }
 
-/* fp16/bf16 in and out: the loops above with the conversion fused into the
- * loads and stores; the tail uses masked 16-bit loads and stores. */
+/* fp16/bf16 in and out, through the tables of table.c (one gather per 16
+ * elements), in natural lane order; the tail uses masked loads, gathers and
+ * stores, which touch nothing past n. */
+static inline __m512i index_16(__mmask16 m, const uint16_t* x) {
+    return _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, x));
+}
+
+static inline void silu_half(const uint16_t* table, size_t n, const uint16_t* x, uint16_t* y) {
+    for (size_t i = 0; i < n; i += 16) {
+        const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : emu_tail_mask16(n - i);
+        /* 32-bit gathers read the entry and the next one (table.c pads the end). */
+        const __m512i pair = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, index_16(m, x + i),
+                                                         (const int*)table, 2);
+        _mm256_mask_storeu_epi16(y + i, m, _mm512_cvtepi32_epi16(pair));
+    }
+}
+
+void emu_f16_silu__avx512_u32(size_t n, const uint16_t* x, uint16_t* y) {
+    silu_half(emu_silu_f16_table_(), n, x, y);
+}
+void emu_bf16_silu__avx512_u32(size_t n, const uint16_t* x, uint16_t* y) {
+    silu_half(emu_silu_bf16_table_(), n, x, y);
+}
+
 static inline __m512 load_f16_16(__mmask16 m, const uint16_t* p) {
     return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
 }
@@ -100,36 +122,17 @@ static inline void store_bf16_16(__mmask16 m, uint16_t* p, __m512 v) {
     _mm256_mask_storeu_epi16(p, m, emu_f32_to_bf16_16(v));
 }
 
-#define EMU_SILU_AVX512_HALF(name, load16, store16)                                                 \
-    void emu_##name##_silu__avx512_u32(size_t n, const uint16_t* x, uint16_t* y) {                  \
-        const __mmask16 all = (__mmask16)0xFFFF;                                                    \
-        size_t i = 0;                                                                               \
-        for (; i + 32 <= n; i += 32) {                                                              \
-            const __m512 y0 = silu_16(load16(all, x + i));                                          \
-            const __m512 y1 = silu_16(load16(all, x + i + 16));                                     \
-            store16(all, y + i, y0);                                                                \
-            store16(all, y + i + 16, y1);                                                           \
-        }                                                                                           \
-        for (; i < n; i += 16) {                                                                    \
-            const __mmask16 m = n - i >= 16 ? all : emu_tail_mask16(n - i);                         \
-            store16(m, y + i, silu_16(load16(m, x + i)));                                           \
-        }                                                                                           \
-    }                                                                                               \
+#define EMU_SILU_AVX512_HALF_GRAD(name)                                                             \
     void emu_##name##_silu_grad__avx512_u32(size_t n, const uint16_t* dy, const uint16_t* x,        \
                                             uint16_t* dx) {                                         \
-        const __mmask16 all = (__mmask16)0xFFFF;                                                    \
-        size_t i = 0;                                                                               \
-        for (; i + 32 <= n; i += 32) {                                                              \
-            const __m512 d0 = silu_grad_16(load16(all, dy + i), load16(all, x + i));                \
-            const __m512 d1 = silu_grad_16(load16(all, dy + i + 16), load16(all, x + i + 16));      \
-            store16(all, dx + i, d0);                                                               \
-            store16(all, dx + i + 16, d1);                                                          \
-        }                                                                                           \
-        for (; i < n; i += 16) {                                                                    \
-            const __mmask16 m = n - i >= 16 ? all : emu_tail_mask16(n - i);                         \
-            store16(m, dx + i, silu_grad_16(load16(m, dy + i), load16(m, x + i)));                  \
+        const float* factor = emu_silu_grad_##name##_table_();                                      \
+        for (size_t i = 0; i < n; i += 16) {                                                        \
+            const __mmask16 m = n - i >= 16 ? (__mmask16)0xFFFF : emu_tail_mask16(n - i);           \
+            const __m512 f = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, index_16(m, x + i),   \
+                                                      factor, 4);                                   \
+            store_##name##_16(m, dx + i, _mm512_mul_ps(load_##name##_16(m, dy + i), f));            \
         }                                                                                           \
     }
 
-EMU_SILU_AVX512_HALF(f16, load_f16_16, store_f16_16)
-EMU_SILU_AVX512_HALF(bf16, load_bf16_16, store_bf16_16)
+EMU_SILU_AVX512_HALF_GRAD(f16)
+EMU_SILU_AVX512_HALF_GRAD(bf16)

@@ -19,19 +19,16 @@ void emu_f32_silu_grad__scalar_u1(size_t n, const float* dy, const float* x, flo
 
 #define EMU_SILU_SCALAR_HALF(name, widen, narrow)                                                   \
     void emu_##name##_silu__scalar_u1(size_t n, const uint16_t* x, uint16_t* y) {                   \
+        const uint16_t* table = emu_silu_##name##_table_();                                         \
         for (size_t i = 0; i < n; ++i) {                                                            \
-            const float xf = widen(x[i]);                                                           \
-            float oms;                                                                              \
-            y[i] = narrow(xf * emu_silu_sigmoid_(xf, &oms));                                        \
+            y[i] = table[x[i]];                                                                     \
         }                                                                                           \
     }                                                                                               \
     void emu_##name##_silu_grad__scalar_u1(size_t n, const uint16_t* dy, const uint16_t* x,         \
                                            uint16_t* dx) {                                          \
+        const float* factor = emu_silu_grad_##name##_table_();                                      \
         for (size_t i = 0; i < n; ++i) {                                                            \
-            const float xf = widen(x[i]);                                                           \
-            float oms;                                                                              \
-            const float s = emu_silu_sigmoid_(xf, &oms);                                            \
-            dx[i] = narrow((widen(dy[i]) * s) * fmaf(xf, oms, 1.0f));                               \
+            dx[i] = narrow(widen(dy[i]) * factor[x[i]]);                                            \
         }                                                                                           \
     }
 

@@ -45,10 +45,16 @@ extern "C" {
 typedef void (*emu_silu_fn)(size_t n, const float* x, float* y);
 typedef void (*emu_silu_grad_fn)(size_t n, const float* dy, const float* x, float* dx);
 
-/* fp16 or bf16 in and out: widened on load, the fp32 algorithm above,
- * rounded to nearest even on store (convert.h's rules). Fusing the
- * conversion keeps the data in registers, and the fp32 math is the same
- * as the fp32 kernels', so results equal widen -> f32 kernel -> narrow. */
+/* fp16 or bf16 in and out. A 16-bit x has 65536 values, so these look up
+ * what depends on x in tables built once per process by the scalar fp32
+ * algorithm above (table.c), which turns an arithmetic-bound loop into a
+ * memory-bound one:
+ *   y  = narrow(silu_f32(x))                       -- as the fp32 kernel, rounded;
+ *   dx = narrow(dy * g(x)), g(x) = s * (1 + x * (1 - s)) rounded to fp32,
+ * i.e. dy times silu_grad_f32(1, x). dx differs from narrowing the fp32
+ * kernel's (dy * s) * (...) by at most the one fp32 rounding of g, which
+ * can only matter where g is an fp32 subnormal (|x| > 87, bf16 only).
+ * narrow() rounds to nearest even (convert.h). Identical on every ISA. */
 typedef void (*emu_silu_half_fn)(size_t n, const uint16_t* x, uint16_t* y);
 typedef void (*emu_silu_grad_half_fn)(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx);
 

@@ -41,25 +41,41 @@ from bench_silu_backward import BF16, Probe, import_torch, median, timed, to_tor
 DTYPES = {"fp32": (np.dtype(np.float32), lib.ACL_FLOAT), "bf16": (BF16, lib.ACL_BF16)}
 
 
+def fill(arr, rng):
+    """Uniform values in [-1, 1), row block by row block (no full-size float64 temporary)."""
+    flat = arr.reshape(arr.shape[0], -1)
+    for start in range(0, flat.shape[0], 1024):
+        block = flat[start:start + 1024]
+        block[...] = rng.uniform(-1, 1, block.shape).astype(np.float32).astype(arr.dtype)
+
+
 class DeviceArray:
     """An aclrtMalloc block holding a copy of a numpy array, and its aclTensor."""
 
-    def __init__(self, host, code):
-        self.host = np.ascontiguousarray(host)
+    def __init__(self, shape, dtype, code):
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+        nbytes = int(np.prod(self.shape)) * self.dtype.itemsize
         p = ffi.new("void **")
-        assert lib.aclrtMalloc(p, max(self.host.nbytes, 1), 0) == 0
+        assert lib.aclrtMalloc(p, max(nbytes, 1), 0) == 0
         self.ptr = p[0]
-        assert lib.aclrtMemcpy(self.ptr, self.host.nbytes, ffi.from_buffer(self.host), self.host.nbytes, 1) == 0
-        dims = ffi.new("int64_t[]", list(self.host.shape))
-        self.tensor = lib.aclCreateTensor(dims, self.host.ndim, code, ffi.NULL, 0, lib.ACL_FORMAT_ND, dims,
-                                          self.host.ndim, self.ptr)
+        # Emulated device memory is host memory: a numpy view of it fills it and
+        # hands the same bytes to torch, with no second copy of a large tensor.
+        self.host = np.frombuffer(ffi.buffer(self.ptr, nbytes), self.dtype).reshape(self.shape)
+        dims = ffi.new("int64_t[]", list(self.shape))
+        self.tensor = lib.aclCreateTensor(dims, len(self.shape), code, ffi.NULL, 0, lib.ACL_FORMAT_ND, dims,
+                                          len(self.shape), self.ptr)
+
+    @classmethod
+    def of(cls, host, code):
+        a = cls(host.shape, host.dtype, code)
+        a.host[...] = host
+        return a
 
     def read(self):
-        out = np.empty_like(self.host)
-        assert lib.aclrtMemcpy(ffi.from_buffer(out, require_writable=True), out.nbytes, self.ptr, out.nbytes, 2) == 0
-        return out
+        return self.host.copy()
 
     def close(self):
+        self.host = None
         lib.aclDestroyTensor(self.tensor)
         lib.aclrtFree(self.ptr)
 
@@ -131,10 +147,12 @@ def run(args):
             dtype, code = DTYPES[dname]
             item = dtype.itemsize
             # ---------------------------------------------------------- grad
-            g_host = rng.uniform(-1, 1, (T * k, hidden)).astype(np.float32).astype(dtype)
-            g = DeviceArray(g_host, code)
-            idx = DeviceArray(sorted_idx, lib.ACL_INT32)
-            out = DeviceArray(np.zeros((T, hidden), dtype), code)
+            g = DeviceArray((T * k, hidden), dtype, code)
+            fill(g.host, rng)
+            g_host = g.host
+            idx = DeviceArray.of(sorted_idx, lib.ACL_INT32)
+            out = DeviceArray((T, hidden), dtype, code)
+            out.host[...] = 0
             grad = Planned(lib.aclnnMoeTokenPermuteGradGetWorkspaceSize, lib.aclnnMoeTokenPermuteGrad, g.tensor,
                            idx.tensor, k, False, out.tensor)
             grad()
@@ -161,15 +179,17 @@ def run(args):
             bandwidth_case(args, probe, threads, "MoeTokenPermuteGrad T=%d k=%d H=%d %s" % (T, k, hidden, dname),
                            useful, contenders)
             grad.close()
+            del g_host, contenders
             for a in (g, idx, out):
                 a.close()
-            del contenders
             # ---------------------------------------------------------- forward
-            x_host = rng.uniform(-1, 1, (T, hidden)).astype(np.float32).astype(dtype)
-            x = DeviceArray(x_host, code)
-            tid = DeviceArray(ids, lib.ACL_INT32)
-            perm = DeviceArray(np.zeros((T * k, hidden), dtype), code)
-            sout = DeviceArray(np.zeros(T * k, np.int32), lib.ACL_INT32)
+            x = DeviceArray((T, hidden), dtype, code)
+            fill(x.host, rng)
+            x_host = x.host
+            tid = DeviceArray.of(ids, lib.ACL_INT32)
+            perm = DeviceArray((T * k, hidden), dtype, code)
+            perm.host[...] = 0
+            sout = DeviceArray.of(np.zeros(T * k, np.int32), lib.ACL_INT32)
             fwd = Planned(lib.aclnnMoeTokenPermuteGetWorkspaceSize, lib.aclnnMoeTokenPermute, x.tensor, tid.tensor, 0,
                           False, perm.tensor, sout.tensor)
             fwd()
@@ -194,9 +214,9 @@ def run(args):
             bandwidth_case(args, probe, threads, "MoeTokenPermute T=%d k=%d H=%d %s" % (T, k, hidden, dname), useful,
                            contenders)
             fwd.close()
+            del x_host, contenders
             for a in (x, tid, perm, sout):
                 a.close()
-            del contenders
     probe.close()
 
 

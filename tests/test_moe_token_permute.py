@@ -686,3 +686,37 @@ def test_permute_too_many_slots(views):
         for t in ts:
             lib.aclDestroyTensor(t)
         blk.free()
+
+
+# ------------------------------------------------------------------ numpy layer
+
+
+def test_python_functions_take_any_numpy_layout():
+    """Non-contiguous and non-native-order arrays are copied to C order first; results are unchanged."""
+    rng = np.random.default_rng(40)
+    tokens = values(rng, (9, 12), "float32", -1, 1)
+    indices = rng.integers(0, 5, (9, 2)).astype(np.int64)
+    p_ref, s_ref = aclnn_emu.moe_token_permute(tokens, indices, 11)
+    p, s = aclnn_emu.moe_token_permute(np.asfortranarray(tokens), indices.T.copy().T, 11)
+    np.testing.assert_array_equal(p, p_ref)
+    np.testing.assert_array_equal(s, s_ref)
+    assert p.shape == (11, 12) and s.dtype == np.int32 and p.flags.c_contiguous
+    g = values(rng, (11, 24), "float32")[:, ::2]
+    big_endian = s.astype(">i4")
+    out = aclnn_emu.moe_token_permute_grad(g, big_endian, 2)
+    np.testing.assert_array_equal(out, aclnn_emu.moe_token_permute_grad(np.ascontiguousarray(g), s, 2))
+    assert_precision(out, grad_ref(g, s, 2), "float32")
+
+
+def test_python_plan_cache_keys_on_arguments():
+    """The same shapes with another numTopk or numOutTokens must not reuse a plan."""
+    grad = np.arange(24, dtype=np.float32).reshape(6, 4)
+    idx = np.arange(6, dtype=np.int32)
+    a = aclnn_emu.moe_token_permute_grad(grad, idx, 2)
+    b = aclnn_emu.moe_token_permute_grad(grad, idx, 3)
+    assert a.shape == (3, 4) and b.shape == (2, 4)
+    np.testing.assert_array_equal(b[1], grad[3] + grad[4] + grad[5])
+    tokens = np.ones((3, 2), np.float32)
+    ids = np.array([[1, 0], [0, 1], [1, 1]], np.int32)
+    assert aclnn_emu.moe_token_permute(tokens, ids, 2)[0].shape == (2, 2)
+    assert aclnn_emu.moe_token_permute(tokens, ids, -1)[0].shape == (5, 2)

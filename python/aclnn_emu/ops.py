@@ -27,6 +27,7 @@ from .runtime import _settings_hooks, invalidate_plans, stream_handle
 from .tensor import DTYPE_TO_ACL, DeviceTensor, int64_array, normalize_array, wrap_array
 
 __all__ = ["silu", "silu_backward", "invalidate_plans", "release_workspaces"]
+__all__ += ["moe_token_permute", "moe_token_permute_grad"]
 
 _NULL = ffi.NULL
 _ND = lib.ACL_FORMAT_ND
@@ -115,6 +116,8 @@ class _ThreadState(threading.local):
         self.workspace = _Workspace()
         self.plans_silu = {}
         self.plans_silu_backward = {}
+        self.plans_moe_token_permute = {}
+        self.plans_moe_token_permute_grad = {}
 
 
 _state = _ThreadState()
@@ -156,6 +159,8 @@ def release_plans():
     """Release the calling thread's cached plans now (used at exit)."""
     _state.plans_silu.clear()
     _state.plans_silu_backward.clear()
+    _state.plans_moe_token_permute.clear()
+    _state.plans_moe_token_permute_grad.clear()
 
 
 # --------------------------------------------------------------- shape cache
@@ -508,3 +513,124 @@ def _accepts_host_memory():
 
 
 ZERO_COPY = _accepts_host_memory()
+
+
+# ---------------------------------------------- operators with scalar arguments
+#
+# Their outputs are not shaped like an input and their phase 1 takes scalar
+# arguments between the inputs and the outputs, so they use this variant of
+# the fast path: operands are made C-contiguous, outputs are allocated here,
+# and the plan cache key includes the arguments.
+
+
+def _contiguous(a):
+    return np.ascontiguousarray(normalize_array(np.asarray(a)))
+
+
+def _run_with_args(op, args, inputs, outputs):
+    """Run ``op`` as ``get_ws(*inputs, *args, *outputs)`` then phase 2; ``outputs`` (new C arrays) are filled.
+
+    Plans are cached per thread like :func:`_run_cached`'s (key: shapes,
+    dtypes and ``args``)."""
+    arrays = list(inputs) + list(outputs)
+    codes = list(map(_codes_get, map(_dtype_of, arrays)))
+    if None in codes:
+        bad = arrays[codes.index(None)].dtype
+        raise TypeError("aclnn_emu has no aclDataType for numpy dtype %s" % bad)
+    shapes = list(map(_shape_of, arrays))
+    n_in = len(inputs)
+    buffers = [_from_buffer(a) for a in inputs] + [_from_buffer(o, require_writable=True) for o in outputs]
+
+    def get_ws(*t):
+        return op.get_ws(*t[:n_in], *args, *t[n_in:])
+
+    key = (*shapes, *codes, args, _gen)
+    plans = getattr(_state, op.plans_attr)
+    plan = plans.get(key) if PLAN_CACHE else None
+    if plan is None:
+        plan = _make_plan(get_ws, op.names[0], buffers, shapes, codes)
+        if plan is None:
+            raise AclnnError(lib.ACLNN_ERR_INNER, "phase 1 gave no repeatable executor", op.names[0])
+        if PLAN_CACHE:
+            _cache(plans, key, plan, codes)
+    exe, w = plan[0], plan[1]
+    tensors = plan[2:]
+    rc = 0
+    for i in range(n_in):
+        rc |= _set_in(exe, i, tensors[i], buffers[i])
+    for j in range(len(outputs)):
+        rc |= _set_out(exe, j, tensors[n_in + j], buffers[n_in + j])
+    if rc:
+        _bind_failed(rc)
+    rc = op.run(_workspace(w, _NULL) if w else _NULL, w, exe, _NULL)
+    if rc:
+        _fail(rc, op.names[1])
+
+
+_MOE_PERMUTE = _Op(lib.aclnnMoeTokenPermuteGetWorkspaceSize, lib.aclnnMoeTokenPermute,
+                   ("aclnnMoeTokenPermuteGetWorkspaceSize", "aclnnMoeTokenPermute"), "plans_moe_token_permute")
+_MOE_PERMUTE_GRAD = _Op(lib.aclnnMoeTokenPermuteGradGetWorkspaceSize, lib.aclnnMoeTokenPermuteGrad,
+                        ("aclnnMoeTokenPermuteGradGetWorkspaceSize", "aclnnMoeTokenPermuteGrad"),
+                        "plans_moe_token_permute_grad")
+
+
+def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False):
+    """MoE token permutation (aclnnMoeTokenPermute): each token once per chosen expert, grouped by expert.
+
+    Args:
+        tokens: [T, ...] float32, float16 or bfloat16 array.
+        indices: [T, topK] or [T] int32/int64 expert ids.
+        num_out_tokens: rows to keep: 0 keeps all ``T * topK``, > 0 keeps
+            that many (at most all), < 0 drops that many from the end.
+        padded_mode: must be False (aclnn rejects True).
+
+    Returns:
+        ``(permuted, sorted_indices)``: ``permuted`` [kept, ...] in tokens'
+        dtype with ``permuted[sorted_indices[i]] = tokens[i // topK]`` for
+        the kept rows, and ``sorted_indices`` [T * topK] int32, the inverse
+        of the stable argsort of ``indices.ravel()``.
+
+    Raises:
+        AclnnError: 161002 for dtypes or padded mode, 561002 for shapes (the
+        message names the argument).
+    """
+    tokens = _contiguous(tokens)
+    indices = _contiguous(indices)
+    topk = indices.shape[1] if indices.ndim == 2 else 1
+    slots = indices.shape[0] * topk if indices.ndim in (1, 2) else indices.size
+    n = int(num_out_tokens)
+    kept = min(n, slots) if n > 0 else max(n + slots, 0)
+    row_shape = tokens.shape[1:] if tokens.ndim >= 2 else (1,)
+    permuted = _empty((kept,) + tuple(row_shape), tokens.dtype)
+    sorted_indices = _empty((slots,), np.int32)
+    _run_with_args(_MOE_PERMUTE, (n, bool(padded_mode)), (tokens, indices), (permuted, sorted_indices))
+    return permuted, sorted_indices
+
+
+def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, *, padded_mode=False):
+    """Gradient of :func:`moe_token_permute` (aclnnMoeTokenPermuteGrad).
+
+    ``out[t] = sum over k < num_topk of permuted_output_grad[sorted_indices[t * num_topk + k]]``,
+    summed in float32 in increasing k; indices outside ``[0, rows)`` (rows
+    the forward dropped) are skipped.
+
+    Args:
+        permuted_output_grad: [R, H] float32, float16 or bfloat16 array.
+        sorted_indices: [T * num_topk] int32 (the forward's ``sorted_indices``).
+        num_topk: experts per token (>= 1, dividing ``len(sorted_indices)``).
+        padded_mode: must be False.
+
+    Returns:
+        A new [T, H] array in ``permuted_output_grad``'s dtype.
+
+    Raises:
+        AclnnError: 161002 for dtypes, padded mode or num_topk; 561002 for shapes.
+    """
+    grad = _contiguous(permuted_output_grad)
+    idx = _contiguous(sorted_indices)
+    k = int(num_topk)
+    tokens = idx.size // k if k >= 1 else 0
+    width = grad.shape[1] if grad.ndim == 2 else 1
+    out = _empty((tokens, width), grad.dtype)
+    _run_with_args(_MOE_PERMUTE_GRAD, (k, bool(padded_mode)), (grad, idx), (out,))
+    return out

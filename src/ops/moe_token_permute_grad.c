@@ -1,0 +1,209 @@
+/* aclnnMoeTokenPermuteGrad: out[t] = sum of the kept rows
+ * permutedOutputGrad[sortedIndices[t*k + j]], j < k. Validation as the
+ * header lists it; phase 2 runs one fixed-order fp32 gather-sum per output
+ * row, parallel over tokens (each row is written by exactly one chunk). */
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "aclnnop/aclnn_moe_token_permute_grad.h"
+#include "common/parallel.h"
+#include "kernels/moe/moe.h"
+#include "ops/check.h"
+#include "meta/executor.h"
+#include "ops/moe_rows.h"
+
+enum { GRAD = 0, INDICES = 1, OUT = 2, CHUNK_BYTES = 1 << 18, PREFETCH_ROWS = 16 };
+
+static const aclDataType FLOATS[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType INT32_ONLY[] = {ACL_INT32};
+
+typedef struct {
+    int64_t tokens, width, topk, rows;
+    bool staged[3];
+    uint64_t stage_offset[3];
+} grad_plan;
+
+static_assert(sizeof(grad_plan) <= EMU_PLAN_BYTES, "grad_plan must fit in the executor");
+
+typedef struct {
+    emu_moe_gather_sum_fn kernel;
+    const int32_t *indices;
+    const char *grad;
+    char *out;
+    int64_t topk, rows, width;
+    int64_t grad_row_bytes, out_row_bytes;
+    bool stream;
+} grad_ctx;
+
+static void run_tokens(void *opaque, size_t begin, size_t end)
+{
+    const grad_ctx *c = opaque;
+    for (size_t t = begin; t < end; ++t) {
+        const int32_t *idx = c->indices + (int64_t)t * c->topk;
+        if (t + 1 < end) {
+            /* The next token's rows are random: start fetching their heads now. */
+            const int32_t *next = idx + c->topk;
+            int64_t ahead = c->topk < PREFETCH_ROWS ? c->topk : PREFETCH_ROWS;
+            for (int64_t j = 0; j < ahead; ++j) {
+                if (next[j] >= 0 && next[j] < c->rows) {
+                    __builtin_prefetch(c->grad + (int64_t)next[j] * c->grad_row_bytes);
+                }
+            }
+        }
+        c->kernel((size_t)c->width, idx, (size_t)c->topk, c->rows, c->grad, c->grad_row_bytes,
+                  c->out + (int64_t)t * c->out_row_bytes, c->stream);
+    }
+}
+
+static const char *kernel_name(aclDataType dtype, const emu_moe_kernels *k)
+{
+    static _Thread_local char name[64];
+    snprintf(name, sizeof name, "moe_gather_sum_%s__%s",
+             dtype == ACL_FLOAT ? "f32" : dtype == ACL_FLOAT16 ? "f16" : "bf16", k->isa_name);
+    return name;
+}
+
+static const char *run_grad(aclOpExecutor *executor, void *workspace)
+{
+    const grad_plan *plan = (const grad_plan *)executor->plan;
+    if (plan->tokens == 0 || plan->width == 0) {
+        return "";
+    }
+    void *dense[3];
+    for (int i = 0; i < 3; ++i) {
+        const emu_view *view = &executor->tensors[i];
+        dense[i] = plan->staged[i] ? (char *)workspace + plan->stage_offset[i] : emu_view_origin(view);
+        if (plan->staged[i] && i != OUT) {
+            emu_view_gather(view, dense[i]);
+        }
+    }
+    const emu_view *grad = &executor->tensors[GRAD], *out = &executor->tensors[OUT];
+    size_t item = emu_dtype_size(out->dtype);
+    const emu_moe_kernels *k = emu_moe_select(emu_isa_active());
+    grad_ctx ctx = {
+        .kernel = out->dtype == ACL_FLOAT ? k->gather_sum_f32
+                  : out->dtype == ACL_FLOAT16 ? k->gather_sum_f16 : k->gather_sum_bf16,
+        .indices = dense[INDICES],
+        .grad = dense[GRAD],
+        .out = dense[OUT],
+        .topk = plan->topk,
+        .rows = plan->rows,
+        .width = plan->width,
+        .grad_row_bytes = (plan->staged[GRAD] ? plan->width : grad->strides[0]) * (int64_t)item,
+        .out_row_bytes = (plan->staged[OUT] ? plan->width : out->strides[0]) * (int64_t)item,
+        .stream = (uint64_t)plan->tokens * (uint64_t)plan->width * item >= EMU_MOE_STREAM_BYTES,
+    };
+    if (plan->rows == 1) {
+        ctx.grad_row_bytes = 0; /* a single row's stride is meaningless */
+    }
+    if (plan->tokens == 1) {
+        ctx.out_row_bytes = 0;
+    }
+    uint64_t token_bytes = (uint64_t)plan->width * item * (uint64_t)(plan->topk + 1);
+    size_t grain = token_bytes >= CHUNK_BYTES ? 1 : (size_t)(CHUNK_BYTES / token_bytes);
+    emu_parallel_for((size_t)plan->tokens, grain, run_tokens, &ctx);
+    if (plan->staged[OUT]) {
+        emu_view_scatter(dense[OUT], out);
+    }
+    return kernel_name(out->dtype, k);
+}
+
+static aclnnStatus check_shapes(const char *api, const aclTensor *grad, const aclTensor *indices, int64_t numTopk,
+                                const aclTensor *out)
+{
+    char have[256], want[256];
+    if (grad->view.rank != 2) {
+        return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: permutedOutputGrad has shape %s; expected a 2-D tensor "
+                                                      "[tokens_num * numTopk, hidden_size].", api,
+                        emu_shape_string(&grad->view, have, sizeof have));
+    }
+    if (indices->view.rank != 1) {
+        return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: sortedIndices has shape %s; expected a 1-D tensor "
+                                                      "[tokens_num * numTopk].", api,
+                        emu_shape_string(&indices->view, have, sizeof have));
+    }
+    emu_view expected = out->view;
+    expected.rank = 2;
+    expected.shape[0] = indices->view.shape[0] / numTopk;
+    expected.shape[1] = grad->view.shape[1];
+    if (!emu_view_same_shape(&out->view, &expected)) {
+        return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: out has shape %s; expected %s, [len(sortedIndices) / "
+                                                      "numTopk, permutedOutputGrad.shape[1]].", api,
+                        emu_shape_string(&out->view, have, sizeof have),
+                        emu_shape_string(&expected, want, sizeof want));
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnMoeTokenPermuteGradGetWorkspaceSize(const aclTensor *permutedOutputGrad,
+                                                     const aclTensor *sortedIndices, int64_t numTopk,
+                                                     bool paddedMode, aclTensor *out, uint64_t *workspaceSize,
+                                                     aclOpExecutor **executor)
+{
+    static const char API[] = "aclnnMoeTokenPermuteGradGetWorkspaceSize";
+    EMU_TRY(emu_check_not_null(API, "workspaceSize", workspaceSize));
+    EMU_TRY(emu_check_not_null(API, "executor", executor));
+    EMU_TRY(emu_check_not_null(API, "permutedOutputGrad", permutedOutputGrad));
+    EMU_TRY(emu_check_not_null(API, "sortedIndices", sortedIndices));
+    EMU_TRY(emu_check_not_null(API, "out", out));
+    EMU_TRY(emu_check_dtype_in(API, "permutedOutputGrad", permutedOutputGrad, FLOATS, 3));
+    EMU_TRY(emu_check_dtype_in(API, "sortedIndices", sortedIndices, INT32_ONLY, 1));
+    EMU_TRY(emu_check_dtype_in(API, "out", out, FLOATS, 3));
+    EMU_TRY(emu_check_same_dtype(API, "out", out, "permutedOutputGrad", permutedOutputGrad));
+    if (paddedMode) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: paddedMode is true; expected false (padded mode is not "
+                                                 "supported).", API);
+    }
+    if (numTopk < 1) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: numTopk is %lld; expected at least 1.", API,
+                        (long long)numTopk);
+    }
+    int64_t slots = emu_view_numel(&sortedIndices->view);
+    if (slots % numTopk != 0) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: numTopk is %lld, which does not divide the %lld elements of "
+                                                 "sortedIndices; expected a divisor.", API, (long long)numTopk,
+                        (long long)slots);
+    }
+    EMU_TRY(check_shapes(API, permutedOutputGrad, sortedIndices, numTopk, out));
+    EMU_TRY(emu_check_has_data(API, "permutedOutputGrad", permutedOutputGrad));
+    EMU_TRY(emu_check_has_data(API, "sortedIndices", sortedIndices));
+    EMU_TRY(emu_check_has_data(API, "out", out));
+    EMU_TRY(emu_check_device_memory(API, "permutedOutputGrad", permutedOutputGrad));
+    EMU_TRY(emu_check_device_memory(API, "sortedIndices", sortedIndices));
+    EMU_TRY(emu_check_device_memory(API, "out", out));
+
+    aclOpExecutor *planned = emu_executor_create(API, "aclnnMoeTokenPermuteGrad", 2, 1);
+    if (planned == NULL) {
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    emu_executor_bind(planned, GRAD, permutedOutputGrad);
+    emu_executor_bind(planned, INDICES, sortedIndices);
+    emu_executor_bind(planned, OUT, out);
+    grad_plan *plan = (grad_plan *)planned->plan;
+    memset(plan, 0, sizeof *plan);
+    plan->tokens = out->view.shape[0];
+    plan->width = out->view.shape[1];
+    plan->topk = numTopk;
+    plan->rows = permutedOutputGrad->view.shape[0];
+    uint64_t total = 0;
+    if (plan->tokens > 0 && plan->width > 0) {
+        for (int i = 0; i < 3; ++i) {
+            const emu_view *view = &planned->tensors[i];
+            bool in_place = i == INDICES ? (view->shape[0] <= 1 || view->strides[0] == 1)
+                                         : emu_moe_rows_in_place(view, i == OUT);
+            int64_t numel = emu_view_numel(view);
+            if (!in_place && numel > 0) {
+                plan->staged[i] = true;
+                plan->stage_offset[i] = emu_moe_reserve(&total, (uint64_t)numel * emu_dtype_size(view->dtype));
+            }
+        }
+    }
+    return emu_executor_publish(planned, run_grad, total, workspaceSize, executor);
+}
+
+aclnnStatus aclnnMoeTokenPermuteGrad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                     aclrtStream stream)
+{
+    return emu_executor_run("aclnnMoeTokenPermuteGrad", workspace, workspaceSize, executor, stream);
+}

@@ -46,10 +46,12 @@ struct emu_stream {
     uint32_t priority;
     uint32_t flags;
     emu_stream *next_live; /* in the list of live streams */
+    int borrowers;         /* device-wide waits using it; under streams_lock */
 };
 
 /* The live streams, for aclrtSynchronizeDevice and aclrtFree. */
 static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t streams_returned = PTHREAD_COND_INITIALIZER;
 static emu_stream *live_streams;
 
 bool emu_stream_is_valid(aclrtStream stream)
@@ -223,13 +225,56 @@ void emu_stream_launch(aclrtStream stream, emu_stream_work_fn work, void *ctx)
 
 /* ---- device-wide waits ---- */
 
-void emu_streams_synchronize_all(void)
+/* Device-wide waits borrow the live streams (so that aclrtDestroyStream
+ * waits for them) and wait without holding streams_lock: a wait may last
+ * until another thread records an event, and that thread may need the lock. */
+typedef struct {
+    emu_stream **streams;
+    size_t count;
+} borrowed_streams;
+
+static bool borrow_streams(borrowed_streams *out)
 {
     pthread_mutex_lock(&streams_lock);
+    size_t count = 0;
     for (emu_stream *s = live_streams; s != NULL; s = s->next_live) {
-        synchronize(s, -1);
+        ++count;
+    }
+    out->count = 0;
+    out->streams = count ? malloc(count * sizeof *out->streams) : NULL;
+    if (count > 0 && out->streams == NULL) {
+        pthread_mutex_unlock(&streams_lock);
+        return false;
+    }
+    for (emu_stream *s = live_streams; s != NULL; s = s->next_live) {
+        s->borrowers++;
+        out->streams[out->count++] = s;
     }
     pthread_mutex_unlock(&streams_lock);
+    return true;
+}
+
+static void return_streams(borrowed_streams *borrowed)
+{
+    pthread_mutex_lock(&streams_lock);
+    for (size_t i = 0; i < borrowed->count; ++i) {
+        borrowed->streams[i]->borrowers--;
+    }
+    pthread_cond_broadcast(&streams_returned);
+    pthread_mutex_unlock(&streams_lock);
+    free(borrowed->streams);
+}
+
+void emu_streams_synchronize_all(void)
+{
+    borrowed_streams borrowed;
+    if (!borrow_streams(&borrowed)) {
+        return;
+    }
+    for (size_t i = 0; i < borrowed.count; ++i) {
+        synchronize(borrowed.streams[i], -1);
+    }
+    return_streams(&borrowed);
 }
 
 static bool task_uses(const emu_task *task, const void *base, size_t size)
@@ -239,8 +284,13 @@ static bool task_uses(const emu_task *task, const void *base, size_t size)
 
 void emu_streams_wait_for_block(const void *base, size_t size)
 {
-    pthread_mutex_lock(&streams_lock);
-    for (emu_stream *s = live_streams; s != NULL; s = s->next_live) {
+    borrowed_streams borrowed;
+    if (!borrow_streams(&borrowed)) {
+        emu_streams_synchronize_all();
+        return;
+    }
+    for (size_t i = 0; i < borrowed.count; ++i) {
+        emu_stream *s = borrowed.streams[i];
         uint64_t last_user = 0;
         pthread_mutex_lock(&s->lock);
         if (s->running != NULL && task_uses(s->running, base, size)) {
@@ -256,7 +306,7 @@ void emu_streams_wait_for_block(const void *base, size_t size)
             wait_completed(s, last_user, -1);
         }
     }
-    pthread_mutex_unlock(&streams_lock);
+    return_streams(&borrowed);
 }
 
 size_t emu_stream_live_count(void)
@@ -329,6 +379,9 @@ aclError aclrtDestroyStream(aclrtStream stream)
             *link = s->next_live;
             break;
         }
+    }
+    while (s->borrowers > 0) {
+        pthread_cond_wait(&streams_returned, &streams_lock);
     }
     pthread_mutex_unlock(&streams_lock);
     /* The queued work still runs: the worker drains the queue before it stops. */

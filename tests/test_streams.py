@@ -791,3 +791,31 @@ def test_fuzz_phase1(op):
     print("fuzz %s: %d cases, codes %s" % (op.name, sum(counts.values()), dict(sorted(counts.items()))))
     assert sum(counts.values()) >= FUZZ_EXAMPLES
     assert counts.get(0, 0) > 0 and len(counts) >= 3, counts  # successes and several error codes were reached
+
+
+# ------------------------------------------------------------ Python layer
+
+def test_python_event_and_stream_with_device_tensors():
+    import aclnn_emu
+    from aclnn_emu import DeviceTensor, Event, Stream
+
+    x = np.linspace(-5, 5, 1000, dtype=np.float32)
+    with Stream() as s, Event() as gate, Event() as start, Event() as end, DeviceTensor.from_numpy(x) as tx:
+        gate.wait(s)  # hold the stream
+        start.record(s)
+        ty = aclnn_emu.silu(tx, stream=s)  # all device tensors: queued, not synchronized
+        end.record(s)
+        assert not s.query() and not end.query()
+        with pytest.raises(aclnn_emu.AclnnError) as err:
+            start.elapsed_ms(end)
+        assert err.value.code == RT_EVENT_NOT_COMPLETE
+        gate.record()  # the default stream records at once: the stream runs
+        end.synchronize()
+        assert end.query() and start.elapsed_ms(end) >= 0
+        s.synchronize()
+        assert_precision(ty.numpy(), silu_ref(x), np.float32)
+        ty.close()
+    # numpy results on a stream are complete on return (the numpy layer synchronizes)
+    with Stream() as s:
+        dx = aclnn_emu.silu_backward(np.ones_like(x), x, stream=s)
+        assert_precision(dx, silu_backward_ref(np.ones_like(x), x), np.float32)

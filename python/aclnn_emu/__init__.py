@@ -30,6 +30,7 @@ del _rc
 from . import errors, ops, runtime, tensor  # noqa: E402,F401  (need the initialised runtime)
 from .ops import silu, silu_backward  # noqa: E402
 from .runtime import (  # noqa: E402
+    Event,
     Stream,
     available_isas,
     detected_isa,
@@ -53,6 +54,7 @@ __all__ = [
     "check",
     "DeviceTensor",
     "Stream",
+    "Event",
     "silu",
     "silu_backward",
     "synchronize",

@@ -5,6 +5,7 @@ from .errors import check
 
 __all__ = [
     "Stream",
+    "Event",
     "synchronize",
     "set_isa_cap",
     "get_isa",
@@ -111,6 +112,90 @@ class Stream:
 
 
 _destroy_stream = lib.aclrtDestroyStream
+
+
+class Event:
+    """An aclrt event: a marker recorded on a stream, to order streams and time work.
+
+    ``record(stream)`` queues the marker; ``wait(stream)`` makes later work on
+    ``stream`` wait for it (for an event not recorded yet: until it is, as in
+    CANN); :meth:`elapsed_ms` gives the milliseconds between two completed
+    events::
+
+        start, end = aclnn_emu.Event(), aclnn_emu.Event()
+        start.record(s); y = aclnn_emu.silu(x_dev, stream=s); end.record(s)
+        end.synchronize(); print(start.elapsed_ms(end))
+    """
+
+    __slots__ = ("_handle", "__weakref__")
+
+    def __init__(self):
+        p = ffi.new("aclrtEvent *")
+        check(lib.aclrtCreateEvent(p), "aclrtCreateEvent")
+        self._handle = p[0]
+
+    @property
+    def handle(self):
+        """The raw ``aclrtEvent``; raises after :meth:`close`."""
+        if self._handle is None:
+            raise ValueError("the event is closed")
+        return self._handle
+
+    def record(self, stream=None):
+        """Queue the marker on ``stream`` (None: the default stream, which records at once)."""
+        check(lib.aclrtRecordEvent(self.handle, stream_handle(stream)), "aclrtRecordEvent")
+
+    def wait(self, stream=None):
+        """Make later work on ``stream`` wait until this event has completed."""
+        check(lib.aclrtStreamWaitEvent(stream_handle(stream), self.handle), "aclrtStreamWaitEvent")
+
+    def reset(self, stream=None):
+        """Return the event to "not recorded" when ``stream`` reaches this call."""
+        check(lib.aclrtResetEvent(self.handle, stream_handle(stream)), "aclrtResetEvent")
+
+    def synchronize(self):
+        """Block until the event's pending records have run (at once if it was never recorded)."""
+        check(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
+
+    def query(self):
+        """True when the event is recorded and its records have run (never blocks)."""
+        status = ffi.new("aclrtEventRecordedStatus *")
+        check(lib.aclrtQueryEventStatus(self.handle, status), "aclrtQueryEventStatus")
+        return status[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
+
+    def elapsed_ms(self, end):
+        """Milliseconds from this event to ``end``, both recorded and completed."""
+        ms = ffi.new("float *")
+        check(lib.aclrtEventElapsedTime(ms, self.handle, end.handle), "aclrtEventElapsedTime")
+        return float(ms[0])
+
+    def close(self):
+        """Destroy the event (queued records still run). Safe to call twice."""
+        h, self._handle = self._handle, None
+        if h is not None:
+            check(lib.aclrtDestroyEvent(h), "aclrtDestroyEvent")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+        return False
+
+    def __del__(self):
+        h = getattr(self, "_handle", None)
+        if h is not None:
+            self._handle = None
+            try:
+                _destroy_event(h)
+            except Exception:  # interpreter shutdown or library already finalized
+                pass
+
+    def __repr__(self):
+        return "<aclnn_emu.Event %s>" % ("closed" if self._handle is None else self._handle)
+
+
+_destroy_event = lib.aclrtDestroyEvent
 
 
 def stream_handle(stream):

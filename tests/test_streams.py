@@ -15,6 +15,7 @@ import pytest
 from aclnn_emu import ffi, lib
 from helpers import NULL, expect, last_kernel, take_msg
 from reference import assert_precision, silu_backward_ref, silu_ref
+from test_runtime import clean_messages, dev  # noqa: F401  (shared fixtures)
 
 INVALID_PARAM = 100000
 RT_PARAM_INVALID = 107000
@@ -24,29 +25,6 @@ RT_STREAM_SYNC_TIMEOUT = 507046
 PARAM_NULLPTR = 161001
 PARAM_INVALID = 161002
 F32 = 0
-
-
-@pytest.fixture(autouse=True)
-def clean_messages():
-    take_msg()
-    yield
-    take_msg()
-
-
-@pytest.fixture
-def dev():
-    blocks = []
-
-    def malloc(size):
-        p = ffi.new("void **")
-        assert lib.aclrtMalloc(p, size, 0) == 0, take_msg()
-        blocks.append(p[0])
-        return p[0]
-
-    yield malloc
-    for b in blocks:
-        lib.aclrtFree(b)
-    take_msg()
 
 
 def _new_stream():

@@ -40,8 +40,60 @@ def invalidate_plans():
 ISA_NAMES = ("scalar", "avx2", "avx512")
 
 
-class Stream:
-    """An aclrt stream: an ordered queue for operator launches and async copies.
+class _RuntimeHandle:
+    """An aclrt handle owned by a Python object: created in ``__init__``,
+    destroyed by :meth:`close`, by ``with`` or when collected."""
+
+    __slots__ = ("_handle", "__weakref__")
+    _kind = ""  # "stream" or "event"
+    _create = _destroy = None  # the lib functions
+
+    def __init__(self):
+        p = ffi.new("aclrt%s *" % self._kind.capitalize())
+        check(self._create(p), "aclrtCreate" + self._kind.capitalize())
+        self._handle = p[0]
+
+    @property
+    def handle(self):
+        """The raw handle (a cffi ``void *``); raises after :meth:`close`."""
+        if self._handle is None:
+            raise ValueError("the %s is closed" % self._kind)
+        return self._handle
+
+    @property
+    def closed(self):
+        """True once the handle was destroyed."""
+        return self._handle is None
+
+    def close(self):
+        """Destroy the handle (queued work still runs). Safe to call twice."""
+        h, self._handle = self._handle, None
+        if h is not None:
+            check(self._destroy(h), "aclrtDestroy" + self._kind.capitalize())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+        return False
+
+    def __del__(self):
+        h = getattr(self, "_handle", None)
+        if h is not None:
+            self._handle = None
+            try:
+                self._destroy(h)
+            except Exception:  # interpreter shutdown or library already finalized
+                pass
+
+    def __repr__(self):
+        return "<aclnn_emu.%s %s>" % (type(self).__name__, "closed" if self._handle is None else self._handle)
+
+
+class Stream(_RuntimeHandle):
+    """An aclrt stream: an ordered queue for operator launches and async copies,
+    run by its own worker thread (calls on it return at once).
 
     Use it as a context manager; on exit the stream is synchronized and
     destroyed::
@@ -52,24 +104,10 @@ class Stream:
     Pass it (or its :attr:`handle`) wherever an operator takes ``stream=``.
     """
 
-    __slots__ = ("_handle", "__weakref__")
-
-    def __init__(self):
-        p = ffi.new("aclrtStream *")
-        check(lib.aclrtCreateStream(p), "aclrtCreateStream")
-        self._handle = p[0]
-
-    @property
-    def handle(self):
-        """The raw ``aclrtStream`` (a cffi ``void *``); raises after :meth:`close`."""
-        if self._handle is None:
-            raise ValueError("the stream is closed")
-        return self._handle
-
-    @property
-    def closed(self):
-        """True once the stream was destroyed."""
-        return self._handle is None
+    __slots__ = ()
+    _kind = "stream"
+    _create = lib.aclrtCreateStream
+    _destroy = lib.aclrtDestroyStream
 
     def synchronize(self):
         """Block until all work queued on the stream is done."""
@@ -81,15 +119,6 @@ class Stream:
         check(lib.aclrtStreamQuery(self.handle, status), "aclrtStreamQuery")
         return status[0] == lib.ACL_STREAM_STATUS_COMPLETE
 
-    def close(self):
-        """Wait for the stream's work and destroy it. Safe to call twice."""
-        h, self._handle = self._handle, None
-        if h is not None:
-            check(lib.aclrtDestroyStream(h), "aclrtDestroyStream")
-
-    def __enter__(self):
-        return self
-
     def __exit__(self, exc_type, exc, tb):
         if self._handle is not None:
             try:
@@ -98,23 +127,8 @@ class Stream:
                 self.close()
         return False
 
-    def __del__(self):
-        h = getattr(self, "_handle", None)
-        if h is not None:
-            self._handle = None
-            try:
-                _destroy_stream(h)
-            except Exception:  # interpreter shutdown or library already finalized
-                pass
 
-    def __repr__(self):
-        return "<aclnn_emu.Stream %s>" % ("closed" if self._handle is None else self._handle)
-
-
-_destroy_stream = lib.aclrtDestroyStream
-
-
-class Event:
+class Event(_RuntimeHandle):
     """An aclrt event: a marker recorded on a stream, to order streams and time work.
 
     ``record(stream)`` queues the marker; ``wait(stream)`` makes later work on
@@ -127,19 +141,10 @@ class Event:
         end.synchronize(); print(start.elapsed_ms(end))
     """
 
-    __slots__ = ("_handle", "__weakref__")
-
-    def __init__(self):
-        p = ffi.new("aclrtEvent *")
-        check(lib.aclrtCreateEvent(p), "aclrtCreateEvent")
-        self._handle = p[0]
-
-    @property
-    def handle(self):
-        """The raw ``aclrtEvent``; raises after :meth:`close`."""
-        if self._handle is None:
-            raise ValueError("the event is closed")
-        return self._handle
+    __slots__ = ()
+    _kind = "event"
+    _create = lib.aclrtCreateEvent
+    _destroy = lib.aclrtDestroyEvent
 
     def record(self, stream=None):
         """Queue the marker on ``stream`` (None: the default stream, which records at once)."""
@@ -168,34 +173,6 @@ class Event:
         ms = ffi.new("float *")
         check(lib.aclrtEventElapsedTime(ms, self.handle, end.handle), "aclrtEventElapsedTime")
         return float(ms[0])
-
-    def close(self):
-        """Destroy the event (queued records still run). Safe to call twice."""
-        h, self._handle = self._handle, None
-        if h is not None:
-            check(lib.aclrtDestroyEvent(h), "aclrtDestroyEvent")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        self.close()
-        return False
-
-    def __del__(self):
-        h = getattr(self, "_handle", None)
-        if h is not None:
-            self._handle = None
-            try:
-                _destroy_event(h)
-            except Exception:  # interpreter shutdown or library already finalized
-                pass
-
-    def __repr__(self):
-        return "<aclnn_emu.Event %s>" % ("closed" if self._handle is None else self._handle)
-
-
-_destroy_event = lib.aclrtDestroyEvent
 
 
 def stream_handle(stream):

@@ -797,3 +797,20 @@ def test_python_event_and_stream_with_device_tensors():
     with Stream() as s:
         dx = aclnn_emu.silu_backward(np.ones_like(x), x, stream=s)
         assert_precision(dx, silu_backward_ref(np.ones_like(x), x), np.float32)
+
+
+def test_python_strided_device_tensors_on_two_streams():
+    """Staged (strided) launches use the thread's one workspace block: launches on
+    different streams must not overlap in it."""
+    import aclnn_emu
+    from aclnn_emu import DeviceTensor, Stream
+
+    rng = np.random.default_rng(5)
+    with Stream() as s1, Stream() as s2:
+        for k in range(6):
+            x = rng.standard_normal((64, 300)).astype(np.float32)
+            with DeviceTensor.from_numpy(x.T) as tx:  # a transposed view: staged in the workspace
+                ty = aclnn_emu.silu(tx, stream=s1 if k % 2 else s2)
+                (s1 if k % 2 else s2).synchronize()
+                assert_precision(ty.numpy(), silu_ref(x.T), np.float32)
+                ty.close()

@@ -814,3 +814,28 @@ def test_python_strided_device_tensors_on_two_streams():
                 (s1 if k % 2 else s2).synchronize()
                 assert_precision(ty.numpy(), silu_ref(x.T), np.float32)
                 ty.close()
+
+
+def test_streams_work_in_a_forked_child():
+    code = """
+import os
+from aclnn_emu import ffi, lib
+s = ffi.new("aclrtStream *")
+assert lib.aclrtCreateStream(s) == 0
+p = ffi.new("void **")
+assert lib.aclrtMalloc(p, 64, 0) == 0
+assert lib.aclrtMemsetAsync(p[0], 64, 1, 64, s[0]) == 0  # the parent's worker exists now
+assert lib.aclrtSynchronizeStream(s[0]) == 0
+pid = os.fork()
+if pid == 0:
+    ok = lib.aclrtMemsetAsync(p[0], 64, 2, 64, s[0]) == 0 and lib.aclrtSynchronizeStream(s[0]) == 0
+    ok = ok and bytes(ffi.buffer(ffi.cast("char *", p[0]), 64)) == b"\\x02" * 64
+    ok = ok and lib.aclrtDestroyStream(s[0]) == 0
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0
+assert bytes(ffi.buffer(ffi.cast("char *", p[0]), 64)) == b"\\x01" * 64  # the child's copy was its own
+print("ok")
+"""
+    result = _run_python(code)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr

@@ -71,6 +71,37 @@ static void finish_task(emu_task *task)
     }
 }
 
+/* Runs the task at the head of the queue; called and returns with s->lock held. */
+static void run_next_locked(emu_stream *s)
+{
+    emu_task *task = s->head;
+    s->head = task->next;
+    if (s->head == NULL) {
+        s->tail = NULL;
+    }
+    s->running = task;
+    pthread_mutex_unlock(&s->lock);
+
+    task->kernel = NULL;
+    task->run(task);
+    const char *kernel = task->kernel;
+    uint64_t seq = task->seq;
+
+    pthread_mutex_lock(&s->lock);
+    if (kernel != NULL) {
+        snprintf(s->last_kernel, sizeof s->last_kernel, "%s", kernel);
+        s->kernel_fresh = true;
+    }
+    s->running = NULL;
+    pthread_mutex_unlock(&s->lock);
+    /* Released before the task counts as complete, so that a synchronized
+     * host sees consumed executors already freed (leak checks). */
+    finish_task(task);
+    pthread_mutex_lock(&s->lock);
+    s->completed = seq;
+    pthread_cond_broadcast(&s->task_done);
+}
+
 static void *stream_worker(void *arg)
 {
     emu_stream *s = arg;
@@ -82,35 +113,26 @@ static void *stream_worker(void *arg)
         if (s->head == NULL) {
             break; /* stopping, and nothing left */
         }
-        emu_task *task = s->head;
-        s->head = task->next;
-        if (s->head == NULL) {
-            s->tail = NULL;
-        }
-        s->running = task;
-        pthread_mutex_unlock(&s->lock);
-
-        task->kernel = NULL;
-        task->run(task);
-        const char *kernel = task->kernel;
-        uint64_t seq = task->seq;
-
-        pthread_mutex_lock(&s->lock);
-        if (kernel != NULL) {
-            snprintf(s->last_kernel, sizeof s->last_kernel, "%s", kernel);
-            s->kernel_fresh = true;
-        }
-        s->running = NULL;
-        pthread_mutex_unlock(&s->lock);
-        /* Released before the task counts as complete, so that a synchronized
-         * host sees consumed executors already freed (leak checks). */
-        finish_task(task);
-        pthread_mutex_lock(&s->lock);
-        s->completed = seq;
-        pthread_cond_broadcast(&s->task_done);
+        run_next_locked(s);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
+}
+
+/* Called with s->lock held. Starts the worker when work is queued and there
+ * is none; if no thread can be started, runs the queue here, in order. */
+static void ensure_worker_locked(emu_stream *s)
+{
+    if (s->worker_started || s->head == NULL) {
+        return;
+    }
+    if (pthread_create(&s->worker, NULL, stream_worker, s) == 0) {
+        s->worker_started = true;
+        return;
+    }
+    while (s->head != NULL) {
+        run_next_locked(s);
+    }
 }
 
 static void run_inline(emu_task *task)
@@ -132,16 +154,6 @@ bool emu_stream_submit(aclrtStream stream, emu_task *task)
     }
     emu_stream *s = stream;
     pthread_mutex_lock(&s->lock);
-    if (!s->worker_started) {
-        if (pthread_create(&s->worker, NULL, stream_worker, s) != 0) {
-            pthread_mutex_unlock(&s->lock);
-            /* No thread to run it: keep the order by draining nothing (the
-             * queue is empty before the first start) and running it here. */
-            run_inline(task);
-            return true;
-        }
-        s->worker_started = true;
-    }
     task->seq = ++s->submitted;
     if (s->tail != NULL) {
         s->tail->next = task;
@@ -150,6 +162,7 @@ bool emu_stream_submit(aclrtStream stream, emu_task *task)
     }
     s->tail = task;
     pthread_cond_signal(&s->task_ready);
+    ensure_worker_locked(s);
     pthread_mutex_unlock(&s->lock);
     return true;
 }
@@ -189,6 +202,7 @@ static bool wait_completed(emu_stream *s, uint64_t target, int32_t timeout_ms)
 static uint64_t submitted_now(emu_stream *s)
 {
     pthread_mutex_lock(&s->lock);
+    ensure_worker_locked(s); /* after a fork, queued work has no worker yet */
     uint64_t target = s->submitted;
     pthread_mutex_unlock(&s->lock);
     return target;
@@ -386,6 +400,7 @@ aclError aclrtDestroyStream(aclrtStream stream)
     pthread_mutex_unlock(&streams_lock);
     /* The queued work still runs: the worker drains the queue before it stops. */
     pthread_mutex_lock(&s->lock);
+    ensure_worker_locked(s);
     s->stopping = true;
     bool started = s->worker_started;
     pthread_cond_signal(&s->task_ready);
@@ -707,4 +722,31 @@ aclError aclrtDestroyEvent(aclrtEvent event)
     event_release_locked(event);
     pthread_mutex_unlock(&events_lock);
     return ACL_SUCCESS;
+}
+
+/* A forked child has none of the parent's stream workers: each stream starts
+ * a new one when it next has work, and the locks start unlocked. A task the
+ * parent was running at the fork counts as done in the child. */
+static void reset_after_fork(void)
+{
+    pthread_mutex_init(&streams_lock, NULL);
+    pthread_cond_init(&streams_returned, NULL);
+    pthread_mutex_init(&events_lock, NULL);
+    pthread_cond_init(&events_changed, NULL);
+    for (emu_stream *s = live_streams; s != NULL; s = s->next_live) {
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_cond_init(&s->task_ready, NULL);
+        pthread_cond_init(&s->task_done, NULL);
+        s->worker_started = false;
+        s->borrowers = 0;
+        if (s->running != NULL) {
+            s->completed = s->running->seq;
+            s->running = NULL;
+        }
+    }
+}
+
+__attribute__((constructor)) static void register_fork_handler(void)
+{
+    pthread_atfork(NULL, NULL, reset_after_fork);
 }

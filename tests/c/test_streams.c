@@ -191,6 +191,46 @@ static void test_asynchrony(void)
     CHECK(aclrtDestroyStream(stream) == 0);
 }
 
+/* The checks at launch and in copies, under the sanitizers: codes, messages,
+ * and no access to freed memory. */
+static void test_misuse(void)
+{
+    void *x = NULL, *y = NULL;
+    CHECK(aclrtMalloc(&x, 64 * sizeof(float), ACL_MEM_MALLOC_NORMAL_ONLY) == 0);
+    CHECK(aclrtMalloc(&y, 64 * sizeof(float), ACL_MEM_MALLOC_NORMAL_ONLY) == 0);
+    aclTensor *tx = vector_tensor(x, 64), *ty = vector_tensor(y, 64);
+    uint64_t ws = 0;
+    aclOpExecutor *executor = NULL;
+    CHECK(aclnnSiluGetWorkspaceSize(tx, ty, &ws, &executor) == 0);
+    CHECK(aclrtFree(y) == 0); /* freed between phase 1 and phase 2 */
+    CHECK(aclnnSilu(NULL, 0, executor, NULL) == ACLNN_ERR_PARAM_INVALID);
+    const char *msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL && strstr(msg, "output 0") != NULL && strstr(msg, "not in device memory") != NULL);
+    CHECK(aclDestroyAclOpExecutor(executor) == 0); /* a failed launch does not consume it */
+
+    float host[64] = {0};
+    CHECK(aclrtMemcpy(host, sizeof host, x, sizeof host, ACL_MEMCPY_HOST_TO_DEVICE) == ACL_ERROR_RT_PARAM_INVALID);
+    msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL && strstr(msg, "dst") != NULL);
+    CHECK(aclrtMemcpy(x, sizeof host, y, sizeof host, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_ERROR_RT_PARAM_INVALID);
+    msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL && strstr(msg, "src") != NULL); /* y is freed */
+    CHECK(aclrtMemset((char *)x + 8, 64 * sizeof(float), 0, 64 * sizeof(float)) == ACL_ERROR_RT_PARAM_INVALID);
+    (void)aclGetRecentErrMsg();
+
+    aclrtEvent event = NULL;
+    float ms = -1.0f;
+    CHECK(aclrtCreateEvent(&event) == 0);
+    CHECK(aclrtEventElapsedTime(&ms, event, event) == ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID);
+    (void)aclGetRecentErrMsg();
+    CHECK(aclrtDestroyEvent(event) == 0);
+    CHECK(aclrtDestroyEvent(event) == ACL_ERROR_INVALID_PARAM);
+    (void)aclGetRecentErrMsg();
+    aclDestroyTensor(tx);
+    aclDestroyTensor(ty);
+    aclrtFree(x);
+}
+
 /* LeakSanitizer fails the run if any of these cycles leaves memory behind. */
 static void test_leak_cycles(void)
 {
@@ -266,6 +306,7 @@ int main(void)
     CHECK(aclrtSetDevice(0) == 0);
     test_stress();
     test_asynchrony();
+    test_misuse();
     test_leak_cycles();
     CHECK(aclrtResetDevice(0) == 0);
     CHECK(aclFinalize() == 0);

@@ -323,14 +323,27 @@ def test_single_use_executor_is_consumed_at_launch(dev, streams, events):
 
 # ------------------------------------------- launch-time device-memory checks
 
-@pytest.mark.parametrize("which", ["input 0", "output 0"])
+@pytest.mark.parametrize("which", ["self (input 0)", "out (output 0)"])
 def test_block_freed_between_phase1_and_phase2(dev, which):
     x, y = dev(64), dev(64)
     exe, _ = plan_silu(x, y, 16)
-    expect(0, lib.aclrtFree(x if which == "input 0" else y))
+    expect(0, lib.aclrtFree(x if which.startswith("self") else y))
     msg = expect(PARAM_INVALID, lib.aclnnSilu(NULL, 0, exe, NULL), "aclnnSilu", which, "not in device memory")
-    assert "%x" % int(ffi.cast("uintptr_t", x if which == "input 0" else y)) in msg
+    assert "%x" % int(ffi.cast("uintptr_t", x if which.startswith("self") else y)) in msg
     expect(0, lib.aclDestroyAclOpExecutor(exe))  # not consumed by the failed launch
+
+
+def test_silu_backward_names_the_freed_tensor(dev):
+    dy, x, dx = dev(64), dev(64), dev(64)
+    tensors = [vector(p, 16) for p in (dy, x, dx)]
+    ws, exe = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    expect(0, lib.aclnnSiluBackwardGetWorkspaceSize(*tensors, ws, exe))
+    for t in tensors:
+        lib.aclDestroyTensor(t)
+    expect(0, lib.aclrtFree(dy))
+    expect(PARAM_INVALID, lib.aclnnSiluBackward(NULL, 0, exe[0], NULL), "aclnnSiluBackward", "gradOutput (input 0)",
+           "not in device memory")
+    expect(0, lib.aclDestroyAclOpExecutor(exe[0]))
 
 
 def test_block_shrunk_between_phase1_and_phase2(dev):
@@ -347,9 +360,9 @@ def test_block_shrunk_between_phase1_and_phase2(dev):
             break
         lib.aclrtFree(p[0])
     if smaller is None:
-        expect(PARAM_INVALID, lib.aclnnSilu(NULL, 0, exe, NULL), "output 0", "not in device memory")
+        expect(PARAM_INVALID, lib.aclnnSilu(NULL, 0, exe, NULL), "out (output 0)", "not in device memory")
     else:
-        expect(PARAM_INVALID, lib.aclnnSilu(NULL, 0, exe, NULL), "output 0", "past the end", "64 bytes")
+        expect(PARAM_INVALID, lib.aclnnSilu(NULL, 0, exe, NULL), "out (output 0)", "past the end", "64 bytes")
         lib.aclrtFree(smaller)
     expect(0, lib.aclDestroyAclOpExecutor(exe))
 

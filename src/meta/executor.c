@@ -35,8 +35,14 @@ aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_ap
     executor->output_count = output_count;
     executor->run = NULL;
     executor->pending_runs = 0;
+    executor->names = NULL;
     memset(executor->present, 0, sizeof executor->present);
     return executor;
+}
+
+void emu_executor_name_tensors(aclOpExecutor *executor, const char *const *names)
+{
+    executor->names = names;
 }
 
 void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tensor)
@@ -359,12 +365,14 @@ static aclnnStatus check_launch_memory(const char *api, const aclOpExecutor *exe
     }
     char what[96];
     int slot = slots[bad];
+    bool input = slot < executor->input_count;
+    int position = input ? slot : slot - executor->input_count;
     if (slot < 0) {
         snprintf(what, sizeof what, "workspace");
-    } else if (slot < executor->input_count) {
-        snprintf(what, sizeof what, "input %d", slot);
+    } else if (executor->names != NULL) {
+        snprintf(what, sizeof what, "%s (%s %d)", executor->names[slot], input ? "input" : "output", position);
     } else {
-        snprintf(what, sizeof what, "output %d", slot - executor->input_count);
+        snprintf(what, sizeof what, "%s %d", input ? "input" : "output", position);
     }
     emu_report_device_range(api, what, ptrs[bad], lens[bad]);
     return ACLNN_ERR_PARAM_INVALID;

@@ -36,12 +36,19 @@ struct aclOpExecutor {
      * guarded by the executor module's lock. Address setters and
      * aclDestroyAclOpExecutor wait until it is 0. */
     int pending_runs;
+    /* Argument names of the tensor slots for phase-2 messages, or NULL
+     * ("input 0", "output 0"); set with emu_executor_name_tensors. */
+    const char *const *names;
     _Alignas(64) unsigned char plan[EMU_PLAN_BYTES];
 };
 
 /* A new, registered executor with no tensors; NULL (message set) when out of memory. */
 aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_api, int input_count,
                                    int output_count);
+/* Optional: the operator's argument names for the tensor slots (inputs,
+ * then outputs; a static array), so phase-2 messages say "gradOutput"
+ * rather than "input 0". */
+void emu_executor_name_tensors(aclOpExecutor *executor, const char *const *names);
 /* Copies the view of `tensor` (may be NULL for absent optional inputs) to slot `index`. */
 void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tensor);
 /* Ends a successful phase 1: hands the executor and its workspace size out. */

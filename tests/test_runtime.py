@@ -374,10 +374,19 @@ def test_memcpy(dev):
     block = dev(64)
     src = ffi.new("char[]", bytes(range(64)))
     out = ffi.new("char[64]")
-    for kind in range(6):
+    # host -> device under every kind that says so (DEFAULT infers it)
+    for kind in (lib.ACL_MEMCPY_HOST_TO_DEVICE, lib.ACL_MEMCPY_DEFAULT, lib.ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE):
         lib.aclrtMemset(block, 64, 0, 64)
         expect(0, lib.aclrtMemcpy(block, 64, src, 64, kind))
         assert _bytes(block, 64) == bytes(range(64)), kind
+    # kinds that misstate where dst or src lives (see test_streams for more)
+    lib.aclrtMemset(block, 64, 0, 64)
+    expect(RT_PARAM_INVALID, lib.aclrtMemcpy(block, 64, src, 64, lib.ACL_MEMCPY_HOST_TO_HOST), "dst", "device block")
+    expect(RT_PARAM_INVALID, lib.aclrtMemcpy(block, 64, src, 64, lib.ACL_MEMCPY_DEVICE_TO_HOST), "dst")
+    expect(RT_PARAM_INVALID, lib.aclrtMemcpy(block, 64, src, 64, lib.ACL_MEMCPY_DEVICE_TO_DEVICE), "src",
+           "not in device memory")
+    assert _bytes(block, 64) == bytes(64)
+    expect(0, lib.aclrtMemcpy(block, 64, src, 64, lib.ACL_MEMCPY_HOST_TO_DEVICE))
     expect(0, lib.aclrtMemcpy(out, 64, block, 64, lib.ACL_MEMCPY_DEVICE_TO_HOST))
     assert bytes(ffi.buffer(out)) == bytes(range(64))
 
@@ -574,15 +583,18 @@ def test_event_record_query_and_destroy(stream):
     expect(INVALID_PARAM, lib.aclrtQueryEventStatus(ev, NULL), "status")
     expect(0, lib.aclrtSynchronizeEvent(ev))  # unrecorded: returns at once
     expect(0, lib.aclrtRecordEvent(ev, stream))
+    expect(0, lib.aclrtSynchronizeEvent(ev))
     expect(0, lib.aclrtQueryEventStatus(ev, status))
     assert status[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
-    expect(0, lib.aclrtSynchronizeEvent(ev))
     expect(0, lib.aclrtStreamWaitEvent(stream, ev))
     expect(0, lib.aclrtStreamWaitEvent(NULL, ev))
     expect(0, lib.aclrtResetEvent(ev, stream))
+    expect(0, lib.aclrtSynchronizeStream(stream))  # the reset is queued on the stream
     expect(0, lib.aclrtQueryEventStatus(ev, status))
     assert status[0] == lib.ACL_EVENT_RECORDED_STATUS_NOT_READY
-    expect(0, lib.aclrtRecordEvent(ev, NULL))  # default stream
+    expect(0, lib.aclrtRecordEvent(ev, NULL))  # default stream: complete on return
+    expect(0, lib.aclrtQueryEventStatus(ev, status))
+    assert status[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
 
     gone = destroyed_stream()
     expect(INVALID_PARAM, lib.aclrtRecordEvent(ev, gone), "stream")
@@ -606,6 +618,7 @@ def test_event_elapsed_time(stream, dev):
         expect(RT_EVENT_TIMESTAMP_INVALID, lib.aclrtEventElapsedTime(ms, e1, e2), "startEvent", "recorded")
         assert ms[0] == -1.0
         expect(0, lib.aclrtRecordEvent(e1, stream))
+        expect(0, lib.aclrtSynchronizeEvent(e1))
         expect(RT_EVENT_TIMESTAMP_INVALID, lib.aclrtEventElapsedTime(ms, e1, e2), "endEvent")
         block = dev(8 << 20)
         lib.aclrtMemsetAsync(block, 8 << 20, 1, 8 << 20, stream)  # some work between the records
@@ -627,6 +640,7 @@ def test_event_elapsed_time(stream, dev):
         expect(INVALID_PARAM, lib.aclrtEventElapsedTime(ms, NULL, e2), "startEvent")
         expect(INVALID_PARAM, lib.aclrtEventElapsedTime(ms, e1, NULL), "endEvent")
         expect(0, lib.aclrtResetEvent(e2, stream))
+        expect(0, lib.aclrtSynchronizeStream(stream))
         expect(RT_EVENT_TIMESTAMP_INVALID, lib.aclrtEventElapsedTime(ms, e1, e2), "endEvent")
     finally:
         for e in (e1, e2, e3):

@@ -143,7 +143,8 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
 
 /**
- * Waits until all work queued on every stream is done.
+ * Waits until all work queued on every stream is done (a stream waiting for
+ * an event that is never recorded makes this wait forever, as on a device).
  * @return ACL_SUCCESS.
  */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
@@ -196,8 +197,13 @@ ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
 
 /**
  * Creates a stream: an ordered queue of work (operator launches, async
- * copies and memsets). NULL may be used wherever a stream is expected and
- * means the default stream.
+ * copies and memsets, event records and waits) run by the stream's own
+ * worker thread; the launching call returns at once and the results are
+ * defined after aclrtSynchronizeStream (or an event). NULL may be used
+ * wherever a stream is expected and means the default stream, whose work
+ * aclnn_emu runs on the calling thread before the call returns (it does not
+ * wait for other streams). With the environment variable ACLNN_EMU_SYNC=1
+ * every stream behaves like the default stream.
  * @param stream out: the new stream; release it with aclrtDestroyStream.
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL;
  *         ACL_ERROR_BAD_ALLOC (200000) when out of memory.
@@ -211,7 +217,7 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
 ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
 
 /**
- * Waits for the stream's work, then destroys it.
+ * Lets the stream finish its queued work, then destroys it.
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or a
  *         handle that is not a live stream.
  */
@@ -241,7 +247,10 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream strea
 ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
 
 /**
- * Makes later work on @p stream wait until @p event has completed.
+ * Makes later work on @p stream wait until @p event has completed: until its
+ * pending records have run, or, for an event that is not recorded (never, or
+ * since aclrtResetEvent), until its next record runs. On the default stream
+ * the calling thread waits.
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for a NULL or unknown
  *         event or an unknown stream.
  */
@@ -265,14 +274,15 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint3
 
 /**
  * Records @p event on @p stream: it completes when the work queued before
- * it is done, and takes a timestamp then.
+ * it is done, and takes a timestamp then. Queued markers keep the event
+ * alive after aclrtDestroyEvent until they have run.
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for a NULL or unknown
  *         event or an unknown stream.
  */
 ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
 
 /**
- * Returns @p event to the not-recorded state.
+ * Returns @p event to the not-recorded state when @p stream reaches this call.
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for bad handles.
  */
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
@@ -295,8 +305,9 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
  * Milliseconds between two completed events.
  * @param ms out: end minus start, in milliseconds (microsecond resolution).
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or unknown
- *         handles; ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID (107006) when either
- *         event was not recorded.
+ *         handles; ACL_ERROR_RT_EVENT_NOT_COMPLETE (507006) when a record of
+ *         either event is still queued; ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID
+ *         (107006) when either event is not recorded.
  */
 ACL_FUNC_VISIBILITY aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
 
@@ -323,7 +334,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMal
 ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 
 /**
- * Frees a block from aclrtMalloc.
+ * Frees a block from aclrtMalloc. Work still queued on any stream that uses
+ * the block (operator tensors and workspaces, copies, memsets) is waited for
+ * first, so the block is never freed under a running kernel.
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL, or for a
  *         pointer that is not the start of a live device block (never
  *         allocated, already freed, or host memory).
@@ -349,7 +362,8 @@ ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
  * @param maxCount the size of the destination; @p count must not exceed it.
  * @return ACL_SUCCESS (also for count 0, which does nothing);
  *         ACL_ERROR_INVALID_PARAM (100000) for NULL @p devPtr;
- *         ACL_ERROR_RT_PARAM_INVALID (107000) when count > maxCount.
+ *         ACL_ERROR_RT_PARAM_INVALID (107000) when count > maxCount or the
+ *         @p count bytes are not inside one live aclrtMalloc block.
  */
 ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
 
@@ -364,7 +378,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
  * @param kind ACL_MEMCPY_HOST_TO_HOST .. ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE.
  * @return ACL_SUCCESS (also for count 0, which does nothing);
  *         ACL_ERROR_INVALID_PARAM (100000) for NULL @p dst or @p src or a kind
- *         outside 0..5; ACL_ERROR_RT_PARAM_INVALID (107000) when count > destMax.
+ *         outside 0..5; ACL_ERROR_RT_PARAM_INVALID (107000) when count > destMax
+ *         or @p kind misstates where a pointer lives: a device side must have
+ *         @p count bytes inside one live aclrtMalloc block, a host side must
+ *         not point into one (ACL_MEMCPY_DEFAULT accepts either).
  */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind);

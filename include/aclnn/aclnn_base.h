@@ -53,7 +53,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *exe
 
 /**
  * Releases an executor. Meant for repeatable executors; a single-use
- * executor that will not be run may be released this way too.
+ * executor that will not be run may be released this way too. Launches of
+ * the executor still queued on a stream run first: the call waits for them.
  * @return ACLNN_SUCCESS; ACLNN_ERR_INNER_NULLPTR (561103) for NULL;
  *         ACLNN_ERR_INNER (561000) for a pointer that is not a live executor.
  */
@@ -63,6 +64,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
  * Binds new device memory to input @p index of the operator (the order of
  * the phase-1 tensor arguments, optional inputs counted) before the next
  * phase 2. The view (shape, strides, offset, dtype) stays what phase 1 saw.
+ * Launches of the executor still queued on a stream keep the addresses they
+ * were launched with: the call waits for them to run first.
  * @param tensor the tensor given in phase 1 for that input, or NULL; when
  *        given, its address is updated too (as aclSetRawTensorAddr).
  * @param addr the new storage address.

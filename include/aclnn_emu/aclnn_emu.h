@@ -13,8 +13,27 @@
  *  - ACLNN_EMU_NUM_THREADS=N            worker threads (default: all usable cores);
  *  - ACLNN_EMU_SOC=Ascend910B|Ascend910_93|Ascend910|Ascend950
  *                                       emulated product (default Ascend910B);
- *  - ACLNN_EMU_VERBOSE=1                log each kernel launch to stderr;
- *  - ACLNN_EMU_ALLOW_HOST_MEMORY=1      default of aclnnEmuSetHostMemoryAllowed.
+ *  - ACLNN_EMU_VERBOSE=1                log each operator launch to stderr when it
+ *                                       runs: operator, stream, input and output
+ *                                       dtypes and shapes, workspace, kernel,
+ *                                       threads and time;
+ *  - ACLNN_EMU_ALLOW_HOST_MEMORY=1      default of aclnnEmuSetHostMemoryAllowed;
+ *  - ACLNN_EMU_SYNC=1                   run the work of every stream on the
+ *                                       launching thread before the call returns
+ *                                       (as the default stream always does), for
+ *                                       debugging;
+ *  - ACLNN_EMU_REPORT_LEAKS=1           aclFinalize prints to stderr the device
+ *                                       blocks, tensors, executors, streams and
+ *                                       events still alive.
+ *
+ * Streams: each stream from aclrtCreateStream has its own worker thread that
+ * runs its work in launch order; operator phase 2, aclrtMemcpyAsync,
+ * aclrtMemsetAsync and event records/waits return at once. The default
+ * (NULL) stream runs work on the calling thread before returning. Kernels
+ * share one thread pool; two streams running kernels at once are
+ * bit-identical to one at a time (fixed chunk boundaries). aclrtFree waits
+ * for queued work that uses the block; aclDestroyAclOpExecutor and the
+ * aclSet*TensorAddr functions wait for queued launches of that executor.
  */
 #ifndef ACLNN_EMU_ACLNN_EMU_H_
 #define ACLNN_EMU_ACLNN_EMU_H_
@@ -79,7 +98,10 @@ ACL_FUNC_VISIBILITY aclError aclnnEmuSetSocName(const char *socName);
 /**
  * The name of the kernel the calling thread's last phase 2 ran, for
  * example "f32_silu_grad__avx2_u16", or "" when none ran (empty tensors).
- * Valid until the thread's next phase 2.
+ * For launches on the default stream it is set when phase 2 returns; for a
+ * created stream, when the calling thread's aclrtSynchronizeStream returns
+ * (the kernel of the last operator that stream ran). Valid until the
+ * thread's next phase 2 or synchronize.
  */
 ACL_FUNC_VISIBILITY const char *aclnnEmuGetLastKernel(void);
 
@@ -90,8 +112,8 @@ ACL_FUNC_VISIBILITY const char *aclnnEmuGetLastKernel(void);
  * By default (0) phase 1 checks that every non-empty tensor's view (offset,
  * strides, shape and element size) lies inside one live aclrtMalloc block,
  * aclSetInputTensorAddr/aclSetOutputTensorAddr check the new address the same
- * way, and phase 2 checks that a non-NULL workspace lies inside a block with
- * at least the required size. A violation returns ACLNN_ERR_PARAM_INVALID
+ * way, and phase 2 checks again that every tensor view and the workspace lie
+ * inside live blocks (a block may have been freed since phase 1). A violation returns ACLNN_ERR_PARAM_INVALID
  * (161002) with a message naming the tensor, the pointer and the block; on
  * the device it would crash or corrupt memory. Set 1 to skip these checks on
  * this thread (NULL data for a non-empty tensor is still refused). An

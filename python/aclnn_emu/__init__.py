@@ -31,6 +31,7 @@ from . import errors, ops, runtime, tensor  # noqa: E402,F401  (need the initial
 from .ops import silu, silu_backward  # noqa: E402
 from .ops import moe_token_permute, moe_token_permute_grad  # noqa: E402
 from .runtime import (  # noqa: E402
+    Event,
     Stream,
     available_isas,
     detected_isa,
@@ -54,6 +55,7 @@ __all__ = [
     "check",
     "DeviceTensor",
     "Stream",
+    "Event",
     "silu",
     "silu_backward",
     "moe_token_permute",

@@ -198,6 +198,8 @@ def _execute(get_ws, run, names, handles, stream, sync):
     n = ws_p[0]
     exe = exe_p[0]
     ws = _workspace(n, exe) if n else _NULL
+    if n and stream != _NULL:
+        sync = True  # one workspace block serves this thread's launches on every stream
     rc = run(ws, n, exe, stream)
     if rc:
         _fail(rc, names[1], exe)

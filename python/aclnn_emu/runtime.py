@@ -5,6 +5,7 @@ from .errors import check
 
 __all__ = [
     "Stream",
+    "Event",
     "synchronize",
     "set_isa_cap",
     "get_isa",
@@ -39,8 +40,60 @@ def invalidate_plans():
 ISA_NAMES = ("scalar", "avx2", "avx512")
 
 
-class Stream:
-    """An aclrt stream: an ordered queue for operator launches and async copies.
+class _RuntimeHandle:
+    """An aclrt handle owned by a Python object: created in ``__init__``,
+    destroyed by :meth:`close`, by ``with`` or when collected."""
+
+    __slots__ = ("_handle", "__weakref__")
+    _kind = ""  # "stream" or "event"
+    _create = _destroy = None  # the lib functions
+
+    def __init__(self):
+        p = ffi.new("aclrt%s *" % self._kind.capitalize())
+        check(self._create(p), "aclrtCreate" + self._kind.capitalize())
+        self._handle = p[0]
+
+    @property
+    def handle(self):
+        """The raw handle (a cffi ``void *``); raises after :meth:`close`."""
+        if self._handle is None:
+            raise ValueError("the %s is closed" % self._kind)
+        return self._handle
+
+    @property
+    def closed(self):
+        """True once the handle was destroyed."""
+        return self._handle is None
+
+    def close(self):
+        """Destroy the handle (queued work still runs). Safe to call twice."""
+        h, self._handle = self._handle, None
+        if h is not None:
+            check(self._destroy(h), "aclrtDestroy" + self._kind.capitalize())
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+        return False
+
+    def __del__(self):
+        h = getattr(self, "_handle", None)
+        if h is not None:
+            self._handle = None
+            try:
+                self._destroy(h)
+            except Exception:  # interpreter shutdown or library already finalized
+                pass
+
+    def __repr__(self):
+        return "<aclnn_emu.%s %s>" % (type(self).__name__, "closed" if self._handle is None else self._handle)
+
+
+class Stream(_RuntimeHandle):
+    """An aclrt stream: an ordered queue for operator launches and async copies,
+    run by its own worker thread (calls on it return at once).
 
     Use it as a context manager; on exit the stream is synchronized and
     destroyed::
@@ -51,24 +104,10 @@ class Stream:
     Pass it (or its :attr:`handle`) wherever an operator takes ``stream=``.
     """
 
-    __slots__ = ("_handle", "__weakref__")
-
-    def __init__(self):
-        p = ffi.new("aclrtStream *")
-        check(lib.aclrtCreateStream(p), "aclrtCreateStream")
-        self._handle = p[0]
-
-    @property
-    def handle(self):
-        """The raw ``aclrtStream`` (a cffi ``void *``); raises after :meth:`close`."""
-        if self._handle is None:
-            raise ValueError("the stream is closed")
-        return self._handle
-
-    @property
-    def closed(self):
-        """True once the stream was destroyed."""
-        return self._handle is None
+    __slots__ = ()
+    _kind = "stream"
+    _create = lib.aclrtCreateStream
+    _destroy = lib.aclrtDestroyStream
 
     def synchronize(self):
         """Block until all work queued on the stream is done."""
@@ -80,15 +119,6 @@ class Stream:
         check(lib.aclrtStreamQuery(self.handle, status), "aclrtStreamQuery")
         return status[0] == lib.ACL_STREAM_STATUS_COMPLETE
 
-    def close(self):
-        """Wait for the stream's work and destroy it. Safe to call twice."""
-        h, self._handle = self._handle, None
-        if h is not None:
-            check(lib.aclrtDestroyStream(h), "aclrtDestroyStream")
-
-    def __enter__(self):
-        return self
-
     def __exit__(self, exc_type, exc, tb):
         if self._handle is not None:
             try:
@@ -97,20 +127,52 @@ class Stream:
                 self.close()
         return False
 
-    def __del__(self):
-        h = getattr(self, "_handle", None)
-        if h is not None:
-            self._handle = None
-            try:
-                _destroy_stream(h)
-            except Exception:  # interpreter shutdown or library already finalized
-                pass
 
-    def __repr__(self):
-        return "<aclnn_emu.Stream %s>" % ("closed" if self._handle is None else self._handle)
+class Event(_RuntimeHandle):
+    """An aclrt event: a marker recorded on a stream, to order streams and time work.
 
+    ``record(stream)`` queues the marker; ``wait(stream)`` makes later work on
+    ``stream`` wait for it (for an event not recorded yet: until it is, as in
+    CANN); :meth:`elapsed_ms` gives the milliseconds between two completed
+    events::
 
-_destroy_stream = lib.aclrtDestroyStream
+        start, end = aclnn_emu.Event(), aclnn_emu.Event()
+        start.record(s); y = aclnn_emu.silu(x_dev, stream=s); end.record(s)
+        end.synchronize(); print(start.elapsed_ms(end))
+    """
+
+    __slots__ = ()
+    _kind = "event"
+    _create = lib.aclrtCreateEvent
+    _destroy = lib.aclrtDestroyEvent
+
+    def record(self, stream=None):
+        """Queue the marker on ``stream`` (None: the default stream, which records at once)."""
+        check(lib.aclrtRecordEvent(self.handle, stream_handle(stream)), "aclrtRecordEvent")
+
+    def wait(self, stream=None):
+        """Make later work on ``stream`` wait until this event has completed."""
+        check(lib.aclrtStreamWaitEvent(stream_handle(stream), self.handle), "aclrtStreamWaitEvent")
+
+    def reset(self, stream=None):
+        """Return the event to "not recorded" when ``stream`` reaches this call."""
+        check(lib.aclrtResetEvent(self.handle, stream_handle(stream)), "aclrtResetEvent")
+
+    def synchronize(self):
+        """Block until the event's pending records have run (at once if it was never recorded)."""
+        check(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
+
+    def query(self):
+        """True when the event is recorded and its records have run (never blocks)."""
+        status = ffi.new("aclrtEventRecordedStatus *")
+        check(lib.aclrtQueryEventStatus(self.handle, status), "aclrtQueryEventStatus")
+        return status[0] == lib.ACL_EVENT_RECORDED_STATUS_COMPLETE
+
+    def elapsed_ms(self, end):
+        """Milliseconds from this event to ``end``, both recorded and completed."""
+        ms = ffi.new("float *")
+        check(lib.aclrtEventElapsedTime(ms, self.handle, end.handle), "aclrtEventElapsedTime")
+        return float(ms[0])
 
 
 def stream_handle(stream):

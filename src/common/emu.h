@@ -32,6 +32,8 @@ typedef enum { EMU_SOC_ASCEND910B, EMU_SOC_ASCEND910_93, EMU_SOC_ASCEND910, EMU_
 emu_soc emu_soc_get(void);
 int emu_num_threads(void);
 bool emu_verbose(void);
+bool emu_sync_mode(void);    /* ACLNN_EMU_SYNC=1: every stream runs work inline */
+bool emu_report_leaks(void); /* ACLNN_EMU_REPORT_LEAKS=1: aclFinalize lists what is still alive */
 bool emu_host_memory_allowed(void); /* aclnnEmuSetHostMemoryAllowed on this thread */
 void emu_set_last_kernel(const char *name);
 
@@ -44,7 +46,8 @@ typedef enum {
     EMU_HANDLE_CONTEXT,
     EMU_HANDLE_HOST_ALLOC,
     EMU_HANDLE_EXECUTOR,
-    EMU_HANDLE_EXECUTOR_CONSUMED
+    EMU_HANDLE_EXECUTOR_CONSUMED,
+    EMU_HANDLE_TENSOR
 } emu_handle_kind;
 
 bool emu_handle_add(const void *handle, emu_handle_kind kind); /* false: out of memory */
@@ -52,6 +55,9 @@ bool emu_handle_remove(const void *handle, emu_handle_kind kind); /* false: not 
 bool emu_handle_is(const void *handle, emu_handle_kind kind);
 /* Atomically changes the kind of a registered handle; false if it was not `from`. */
 bool emu_handle_change(const void *handle, emu_handle_kind from, emu_handle_kind to);
+/* Calls fn for each live handle of `kind` (under the registry lock: fn must
+ * not call back into the registry); returns how many there are. */
+size_t emu_handle_each(emu_handle_kind kind, void (*fn)(const void *handle, void *ctx), void *ctx);
 
 /* ---- device memory table (memory.c) ---- */
 typedef struct {
@@ -66,13 +72,53 @@ bool emu_device_range_ok(const void *ptr, size_t len);
 /* Sets the message for a range that emu_device_range_ok refused, naming
  * `api`, `what`, the pointer and the block it runs out of. */
 void emu_report_device_range(const char *api, const char *what, const void *ptr, size_t len);
+/* Checks `count` ranges under one lock; returns the index of the first that
+ * is not inside one live device block, or -1 when all are. Zero-length
+ * ranges are skipped. */
+int emu_device_ranges_check(const void *const *ptrs, const size_t *lens, int count);
+/* Writes one line per live device block to `out`; returns their number. */
+size_t emu_device_blocks_report(void *out_file);
 
 /* ---- streams (stream.c) ----
- * The single launch path: every operator run, async memcpy and memset goes
- * through it. Work runs synchronously today. */
+ * Every operator run, memcpy, memset and event marker is a task on a
+ * stream. A created stream runs its tasks in launch order on its own worker
+ * thread; the NULL stream (and every stream when ACLNN_EMU_SYNC=1) runs them
+ * on the calling thread before emu_stream_submit returns. */
+typedef struct emu_task emu_task;
+struct emu_task {
+    emu_task *next; /* queue link, owned by the stream */
+    uint64_t seq;   /* number in its stream, set when queued (0 when run inline) */
+    void (*run)(emu_task *task);
+    /* Called once after run, on the thread that ran it: frees the task and
+     * what it owns. NULL: nothing to free. */
+    void (*release)(emu_task *task);
+    /* Whether the task reads or writes [base, base+size): aclrtFree of a block
+     * waits for the queued tasks that use it. NULL: no device memory. */
+    bool (*uses)(const emu_task *task, const void *base, size_t size);
+    /* Set by run for operator launches: the kernel aclnnEmuGetLastKernel
+     * reports (on the launching thread for inline runs, on the thread that
+     * synchronizes the stream otherwise). */
+    const char *kernel;
+};
 typedef void (*emu_stream_work_fn)(void *ctx);
 bool emu_stream_is_valid(aclrtStream stream);
+/* NULL or synchronous mode: tasks run inline, so they may live on the stack. */
+bool emu_stream_runs_inline(aclrtStream stream);
+/* Queues `task` (heap memory, freed by its release) on a live stream, or
+ * runs it at once when emu_stream_runs_inline. */
+bool emu_stream_submit(aclrtStream stream, emu_task *task);
+/* Runs work(ctx) in order on the stream and waits for it to finish. */
 void emu_stream_launch(aclrtStream stream, emu_stream_work_fn work, void *ctx);
+void emu_streams_synchronize_all(void);
+/* Waits until no queued or running task uses [base, base+size). */
+void emu_streams_wait_for_block(const void *base, size_t size);
+size_t emu_stream_live_count(void);
+
+static inline bool emu_ranges_overlap(const void *a, size_t a_len, const void *b, size_t b_len)
+{
+    const char *a0 = (const char *)a, *b0 = (const char *)b;
+    return a_len > 0 && b_len > 0 && a0 < b0 + b_len && b0 < a0 + a_len;
+}
 
 /* ---- time ---- */
 double emu_now_ms(void);

@@ -128,3 +128,19 @@ bool emu_handle_change(const void *handle, emu_handle_kind from, emu_handle_kind
     pthread_mutex_unlock(&lock);
     return changed;
 }
+
+size_t emu_handle_each(emu_handle_kind kind, void (*fn)(const void *handle, void *ctx), void *ctx)
+{
+    size_t found = 0;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < capacity; ++i) {
+        if (slots[i].key != NULL && slots[i].kind == kind) {
+            ++found;
+            if (fn != NULL) {
+                fn(slots[i].key, ctx);
+            }
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return found;
+}

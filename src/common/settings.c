@@ -33,6 +33,8 @@ static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static atomic_int soc_setting = EMU_SOC_ASCEND910B;
 static atomic_int threads_setting; /* 0 = all usable cores */
 static atomic_bool verbose_setting;
+static atomic_bool sync_setting;
+static atomic_bool report_leaks_setting;
 static atomic_bool host_memory_default;
 /* -1: not set on this thread, use the process default. */
 static _Thread_local int host_memory_allowed = -1;
@@ -46,6 +48,13 @@ static const soc_info *soc_by_name(const char *name)
         }
     }
     return NULL;
+}
+
+/* Set and not "0". */
+static bool env_flag(const char *name)
+{
+    const char *value = getenv(name);
+    return value != NULL && value[0] != '\0' && strcmp(value, "0") != 0;
 }
 
 static void read_environment(void)
@@ -73,6 +82,8 @@ static void read_environment(void)
     }
     const char *verbose = getenv("ACLNN_EMU_VERBOSE");
     atomic_store(&verbose_setting, verbose != NULL && verbose[0] != '\0' && strcmp(verbose, "0") != 0);
+    atomic_store(&sync_setting, env_flag("ACLNN_EMU_SYNC"));
+    atomic_store(&report_leaks_setting, env_flag("ACLNN_EMU_REPORT_LEAKS"));
     const char *host = getenv("ACLNN_EMU_ALLOW_HOST_MEMORY");
     atomic_store(&host_memory_default, host != NULL && host[0] != '\0' && strcmp(host, "0") != 0);
 }
@@ -170,6 +181,18 @@ bool emu_verbose(void)
 {
     ensure_environment();
     return atomic_load(&verbose_setting);
+}
+
+bool emu_sync_mode(void)
+{
+    ensure_environment();
+    return atomic_load(&sync_setting);
+}
+
+bool emu_report_leaks(void)
+{
+    ensure_environment();
+    return atomic_load(&report_leaks_setting);
 }
 
 bool emu_host_memory_allowed(void)

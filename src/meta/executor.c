@@ -13,6 +13,9 @@
 enum { EMU_CONSUMED_MEMORY = 4096 };
 
 static pthread_mutex_t consumed_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Guards pending_runs of every executor. */
+static pthread_mutex_t runs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t runs_done = PTHREAD_COND_INITIALIZER;
 static const void *consumed_ring[EMU_CONSUMED_MEMORY];
 static size_t consumed_next;
 
@@ -31,8 +34,15 @@ aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_ap
     executor->input_count = input_count;
     executor->output_count = output_count;
     executor->run = NULL;
+    executor->pending_runs = 0;
+    executor->names = NULL;
     memset(executor->present, 0, sizeof executor->present);
     return executor;
+}
+
+void emu_executor_name_tensors(aclOpExecutor *executor, const char *const *names)
+{
+    executor->names = names;
 }
 
 void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tensor)
@@ -64,10 +74,12 @@ void emu_executor_discard(aclOpExecutor *executor)
     free(executor);
 }
 
-static void remember_consumed(aclOpExecutor *executor)
+/* Marks a live executor consumed (atomically: of two threads racing to
+ * consume it, one gets false) and remembers its address; the caller frees it. */
+static bool mark_consumed(aclOpExecutor *executor)
 {
     if (!emu_handle_change(executor, EMU_HANDLE_EXECUTOR, EMU_HANDLE_EXECUTOR_CONSUMED)) {
-        return;
+        return false;
     }
     pthread_mutex_lock(&consumed_lock);
     const void *oldest = consumed_ring[consumed_next];
@@ -77,7 +89,37 @@ static void remember_consumed(aclOpExecutor *executor)
     if (oldest != NULL) {
         emu_handle_remove(oldest, EMU_HANDLE_EXECUTOR_CONSUMED);
     }
-    free(executor);
+    return true;
+}
+
+static void wait_for_runs(aclOpExecutor *executor)
+{
+    pthread_mutex_lock(&runs_lock);
+    while (executor->pending_runs > 0) {
+        pthread_cond_wait(&runs_done, &runs_lock);
+    }
+    pthread_mutex_unlock(&runs_lock);
+}
+
+typedef struct {
+    FILE *out;
+} report_ctx;
+
+static void report_one(const void *handle, void *ctx)
+{
+    const aclOpExecutor *executor = handle;
+    FILE *out = ((report_ctx *)ctx)->out;
+    if (out != NULL) {
+        fprintf(out, "aclnn_emu:   executor %p of %s (%s)\n", handle, executor->api,
+                executor->repeatable ? "repeatable, never passed to aclDestroyAclOpExecutor"
+                                     : "phase 1 without phase 2");
+    }
+}
+
+size_t emu_executor_report_live(void *out_file)
+{
+    report_ctx ctx = {.out = out_file};
+    return emu_handle_each(EMU_HANDLE_EXECUTOR, report_one, &ctx);
 }
 
 /* Checks that `executor` is live; on failure sets the message and returns the code. */
@@ -116,7 +158,12 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
     if (status != ACLNN_SUCCESS) {
         return status;
     }
-    remember_consumed(executor);
+    /* Launches still queued use it: they finish first. */
+    wait_for_runs(executor);
+    if (!mark_consumed(executor)) {
+        return check_live("aclDestroyAclOpExecutor", executor, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_INNER);
+    }
+    free(executor);
     return ACLNN_SUCCESS;
 }
 
@@ -158,6 +205,7 @@ static aclnnStatus set_address(const char *api, aclOpExecutor *executor, size_t 
             return ACLNN_ERR_PARAM_INVALID;
         }
     }
+    wait_for_runs(executor); /* queued launches keep the addresses they were launched with */
     executor->tensors[slot].data = addr;
     if (tensor != NULL) {
         tensor->view.data = addr;
@@ -195,16 +243,139 @@ aclnnStatus AclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTen
     return aclSetTensorAddr(executor, index, tensor, addr);
 }
 
+/* ---- phase 2 ---- */
+
 typedef struct {
+    emu_task task;
     aclOpExecutor *executor;
     void *workspace;
-    const char *kernel;
-} launch;
+    aclrtStream stream;
+    bool owns_executor; /* single use: freed after the run */
+    bool on_heap;
+} launch_task;
 
-static void run_launch(void *ctx)
+static void describe_tensors(const aclOpExecutor *executor, int first, int count, char *buf, size_t size)
 {
-    launch *work = ctx;
-    work->kernel = work->executor->run(work->executor, work->workspace);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = first; i < first + count && used < size; ++i) {
+        char shape[256];
+        int n;
+        if (!executor->present[i]) {
+            n = snprintf(buf + used, size - used, "%s(absent)", i > first ? ", " : "");
+        } else {
+            const emu_view *view = &executor->tensors[i];
+            n = snprintf(buf + used, size - used, "%s%s%s%s", i > first ? ", " : "", emu_dtype_name(view->dtype),
+                         emu_shape_string(view, shape, sizeof shape), emu_view_is_contiguous(view) ? "" : " strided");
+        }
+        if (n < 0) {
+            break;
+        }
+        used += (size_t)n;
+    }
+}
+
+static void log_launch(const launch_task *work, const char *kernel, double elapsed_ms)
+{
+    const aclOpExecutor *executor = work->executor;
+    char inputs[1024], outputs[512];
+    describe_tensors(executor, 0, executor->input_count, inputs, sizeof inputs);
+    describe_tensors(executor, executor->input_count, executor->output_count, outputs, sizeof outputs);
+    char stream[64];
+    if (work->stream == NULL) {
+        snprintf(stream, sizeof stream, "default stream");
+    } else {
+        snprintf(stream, sizeof stream, "stream %p", work->stream);
+    }
+    fprintf(stderr, "[aclnn_emu] %s on %s: inputs %s; outputs %s; workspace %llu bytes; kernel %s; %d thread(s); "
+                    "%.3f ms\n", executor->api, stream, inputs, outputs,
+            (unsigned long long)executor->workspace_size, kernel[0] ? kernel : "(none: empty tensors)",
+            emu_num_threads(), elapsed_ms);
+}
+
+static void run_launch(emu_task *task)
+{
+    launch_task *work = (launch_task *)task;
+    bool verbose = emu_verbose();
+    double start = verbose ? emu_now_ms() : 0.0;
+    const char *kernel = work->executor->run(work->executor, work->workspace);
+    task->kernel = kernel != NULL ? kernel : "";
+    if (verbose) {
+        log_launch(work, task->kernel, emu_now_ms() - start);
+    }
+}
+
+static void release_launch(emu_task *task)
+{
+    launch_task *work = (launch_task *)task;
+    if (work->owns_executor) {
+        free(work->executor);
+    } else {
+        pthread_mutex_lock(&runs_lock);
+        if (--work->executor->pending_runs == 0) {
+            pthread_cond_broadcast(&runs_done);
+        }
+        pthread_mutex_unlock(&runs_lock);
+    }
+    if (work->on_heap) {
+        free(work);
+    }
+}
+
+static bool launch_uses(const emu_task *task, const void *base, size_t size)
+{
+    const launch_task *work = (const launch_task *)task;
+    const aclOpExecutor *executor = work->executor;
+    if (emu_ranges_overlap(work->workspace, (size_t)executor->workspace_size, base, size)) {
+        return true;
+    }
+    for (int i = 0; i < executor->input_count + executor->output_count; ++i) {
+        const emu_view *view = &executor->tensors[i];
+        if (executor->present[i] && !emu_view_is_empty(view) &&
+            emu_ranges_overlap(emu_view_origin(view), emu_view_extent_bytes(view), base, size)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Every bound view's full extent and the workspace inside live device blocks. */
+static aclnnStatus check_launch_memory(const char *api, const aclOpExecutor *executor, const void *workspace)
+{
+    const void *ptrs[EMU_MAX_OP_TENSORS + 1];
+    size_t lens[EMU_MAX_OP_TENSORS + 1];
+    int slots[EMU_MAX_OP_TENSORS + 1];
+    int count = 0;
+    for (int i = 0; i < executor->input_count + executor->output_count; ++i) {
+        const emu_view *view = &executor->tensors[i];
+        if (executor->present[i] && view->data != NULL && !emu_view_is_empty(view)) {
+            ptrs[count] = emu_view_origin(view);
+            lens[count] = emu_view_extent_bytes(view);
+            slots[count++] = i;
+        }
+    }
+    if (executor->workspace_size > 0) {
+        ptrs[count] = workspace;
+        lens[count] = (size_t)executor->workspace_size;
+        slots[count++] = -1;
+    }
+    int bad = emu_device_ranges_check(ptrs, lens, count);
+    if (bad < 0) {
+        return ACLNN_SUCCESS;
+    }
+    char what[96];
+    int slot = slots[bad];
+    bool input = slot < executor->input_count;
+    int position = input ? slot : slot - executor->input_count;
+    if (slot < 0) {
+        snprintf(what, sizeof what, "workspace");
+    } else if (executor->names != NULL) {
+        snprintf(what, sizeof what, "%s (%s %d)", executor->names[slot], input ? "input" : "output", position);
+    } else {
+        snprintf(what, sizeof what, "%s %d", input ? "input" : "output", position);
+    }
+    emu_report_device_range(api, what, ptrs[bad], lens[bad]);
+    return ACLNN_ERR_PARAM_INVALID;
 }
 
 aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
@@ -228,25 +399,36 @@ aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspac
                                                  "phase 1 reported.", api, (unsigned long long)workspace_size,
                         (unsigned long long)executor->workspace_size);
     }
-    if (executor->workspace_size > 0 && !executor->host_memory_allowed && !emu_host_memory_allowed() &&
-        !emu_device_range_ok(workspace, (size_t)executor->workspace_size)) {
-        emu_report_device_range(api, "workspace", workspace, (size_t)executor->workspace_size);
-        return ACLNN_ERR_PARAM_INVALID;
+    if (!executor->host_memory_allowed && !emu_host_memory_allowed()) {
+        status = check_launch_memory(api, executor, workspace);
+        if (status != ACLNN_SUCCESS) {
+            return status;
+        }
     }
     if (!emu_stream_is_valid(stream)) {
         return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: stream %p is not a live stream; expected NULL (the default "
                                                  "stream) or a stream from aclrtCreateStream.", api, stream);
     }
-    launch work = {.executor = executor, .workspace = workspace, .kernel = ""};
-    double start = emu_verbose() ? emu_now_ms() : 0.0;
-    emu_stream_launch(stream, run_launch, &work);
-    emu_set_last_kernel(work.kernel);
-    if (emu_verbose()) {
-        fprintf(stderr, "[aclnn_emu] %s: kernel %s, %d thread(s), %.3f ms\n", api,
-                work.kernel[0] ? work.kernel : "(none: empty tensors)", emu_num_threads(), emu_now_ms() - start);
+    bool inline_run = emu_stream_runs_inline(stream);
+    launch_task local;
+    launch_task *work = inline_run ? &local : malloc(sizeof *work);
+    if (work == NULL) {
+        return emu_fail(ACLNN_ERR_INNER, "%s: out of host memory while queueing the launch.", api);
     }
-    if (!executor->repeatable) {
-        remember_consumed(executor);
+    *work = (launch_task){.task = {.run = run_launch, .release = release_launch, .uses = launch_uses},
+                          .executor = executor, .workspace = workspace, .stream = stream,
+                          .owns_executor = !executor->repeatable, .on_heap = !inline_run};
+    if (executor->repeatable) {
+        pthread_mutex_lock(&runs_lock);
+        ++executor->pending_runs;
+        pthread_mutex_unlock(&runs_lock);
+    } else if (!mark_consumed(executor)) {
+        /* Another thread consumed it between the check and here. */
+        if (work->on_heap) {
+            free(work);
+        }
+        return check_live(api, executor, ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID);
     }
+    emu_stream_submit(stream, &work->task);
     return ACLNN_SUCCESS;
 }

@@ -3,8 +3,10 @@
  * Phase 1 copies every tensor view into the executor (so later changes to
  * the caller's descriptors do not leak in), stores an op-specific plan in
  * `plan`, and reports the workspace. Phase 2 goes through
- * emu_executor_run, the one place that checks executor state, workspace and
- * stream before launching `run` on the stream. */
+ * emu_executor_run, the one place that checks executor state, workspace,
+ * stream and device memory before queueing `run` on the stream. `run` may
+ * execute later on the stream's worker thread: it must use only the
+ * executor and the workspace, and treat the executor as read-only. */
 #ifndef EMU_META_EXECUTOR_H_
 #define EMU_META_EXECUTOR_H_
 
@@ -30,12 +32,23 @@ struct aclOpExecutor {
     bool present[EMU_MAX_OP_TENSORS]; /* optional inputs given as NULL are absent */
     emu_view tensors[EMU_MAX_OP_TENSORS]; /* inputs, then outputs */
     emu_run_fn run;
+    /* Phase-2 launches of this (repeatable) executor still queued or running;
+     * guarded by the executor module's lock. Address setters and
+     * aclDestroyAclOpExecutor wait until it is 0. */
+    int pending_runs;
+    /* Argument names of the tensor slots for phase-2 messages, or NULL
+     * ("input 0", "output 0"); set with emu_executor_name_tensors. */
+    const char *const *names;
     _Alignas(64) unsigned char plan[EMU_PLAN_BYTES];
 };
 
 /* A new, registered executor with no tensors; NULL (message set) when out of memory. */
 aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_api, int input_count,
                                    int output_count);
+/* Optional: the operator's argument names for the tensor slots (inputs,
+ * then outputs; a static array), so phase-2 messages say "gradOutput"
+ * rather than "input 0". */
+void emu_executor_name_tensors(aclOpExecutor *executor, const char *const *names);
 /* Copies the view of `tensor` (may be NULL for absent optional inputs) to slot `index`. */
 void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tensor);
 /* Ends a successful phase 1: hands the executor and its workspace size out. */
@@ -43,8 +56,16 @@ aclnnStatus emu_executor_publish(aclOpExecutor *executor, emu_run_fn run, uint64
                                  uint64_t *workspace_size_out, aclOpExecutor **executor_out);
 /* Releases an executor that phase 1 could not finish. */
 void emu_executor_discard(aclOpExecutor *executor);
+/* Writes one line per live (published, not consumed) executor to `out`;
+ * returns their number. */
+size_t emu_executor_report_live(void *out_file);
 
-/* The whole of every operator's phase 2. */
+/* The whole of every operator's phase 2: checks the executor, the workspace,
+ * the stream and that every tensor view and the workspace lie in live device
+ * memory (blocks may have been freed since phase 1), then queues the run on
+ * the stream. A single-use executor is consumed here (a second phase 2 gets
+ * 161002) and freed after its run; a repeatable one may be queued many
+ * times. */
 aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
                              aclrtStream stream);
 

@@ -112,6 +112,9 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
         free(tensor);
         return NULL;
     }
+    /* Tracked for the aclFinalize leak report only: out of memory here just
+     * leaves the tensor out of the report. */
+    (void)emu_handle_add(tensor, EMU_HANDLE_TENSOR);
     return tensor;
 }
 
@@ -135,6 +138,9 @@ aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t v
 
 aclnnStatus aclDestroyTensor(const aclTensor *tensor)
 {
+    if (tensor != NULL) {
+        (void)emu_handle_remove(tensor, EMU_HANDLE_TENSOR);
+    }
     free((void *)tensor);
     return ACLNN_SUCCESS;
 }

@@ -30,6 +30,8 @@ aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uin
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
+    static const char *const NAMES[] = {"self", "out"};
+    emu_executor_name_tensors(planned, NAMES);
     emu_executor_bind(planned, 0, self);
     emu_executor_bind(planned, 1, out);
     return emu_elementwise_publish(planned, EMU_EW_SILU, workspaceSize, executor);

@@ -82,6 +82,8 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
+    static const char *const NAMES[] = {"gradOutput", "self", "gradInput"};
+    emu_executor_name_tensors(planned, NAMES);
     emu_executor_bind(planned, 0, gradOutput);
     emu_executor_bind(planned, 1, self);
     emu_executor_bind(planned, 2, gradInput);

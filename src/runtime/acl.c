@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "common/emu.h"
+#include "meta/executor.h"
 
 static atomic_long init_count;
 
@@ -24,11 +25,40 @@ aclError aclInit(const char *configPath)
     return ACL_SUCCESS;
 }
 
+static void report_tensor(const void *handle, void *ctx)
+{
+    const aclTensor *tensor = handle;
+    char shape[256];
+    fprintf(ctx, "aclnn_emu:   tensor %p, %s%s (aclCreateTensor without aclDestroyTensor)\n", handle,
+            emu_dtype_name(tensor->view.dtype), emu_shape_string(&tensor->view, shape, sizeof shape));
+}
+
+/* ACLNN_EMU_REPORT_LEAKS=1: what the program created and never released. */
+static void report_leaks(FILE *out)
+{
+    size_t blocks = emu_device_blocks_report(NULL);
+    size_t tensors = emu_handle_each(EMU_HANDLE_TENSOR, NULL, NULL);
+    size_t executors = emu_executor_report_live(NULL);
+    size_t streams = emu_stream_live_count();
+    size_t events = emu_handle_each(EMU_HANDLE_EVENT, NULL, NULL);
+    fprintf(out, "aclnn_emu: aclFinalize: %zu device block(s), %zu tensor(s), %zu executor(s), %zu stream(s), "
+                 "%zu event(s) still alive\n", blocks, tensors, executors, streams, events);
+    emu_device_blocks_report(out);
+    emu_handle_each(EMU_HANDLE_TENSOR, report_tensor, out);
+    emu_executor_report_live(out);
+    fflush(out);
+}
+
 aclError aclFinalize(void)
 {
     if (atomic_exchange(&init_count, 0) <= 0) {
         return emu_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: AscendCL is not initialised; expected a "
                                                    "successful aclInit first.");
+    }
+    /* Queued work finishes before the runtime goes away. */
+    emu_streams_synchronize_all();
+    if (emu_report_leaks()) {
+        report_leaks(stderr);
     }
     return ACL_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /* Device memory: host memory recorded in a table of live blocks, sorted by
  * address, so any pointer can be mapped to the block that contains it. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -101,6 +102,45 @@ bool emu_device_block_find(const void *ptr, size_t len, emu_block *out)
     return found;
 }
 
+/* Under table_lock. */
+static bool range_in_block_locked(const void *ptr, size_t len)
+{
+    size_t at = upper_bound(ptr);
+    if (at == 0) {
+        return false;
+    }
+    const block_record *record = &table[at - 1];
+    size_t start = (size_t)((const char *)ptr - (const char *)record->base);
+    return start < record->size && len <= record->size - start;
+}
+
+int emu_device_ranges_check(const void *const *ptrs, const size_t *lens, int count)
+{
+    int bad = -1;
+    pthread_mutex_lock(&table_lock);
+    for (int i = 0; i < count; ++i) {
+        if (lens[i] != 0 && !range_in_block_locked(ptrs[i], lens[i])) {
+            bad = i;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return bad;
+}
+
+size_t emu_device_blocks_report(void *out_file)
+{
+    FILE *out = out_file;
+    pthread_mutex_lock(&table_lock);
+    size_t count = table_count;
+    for (size_t i = 0; i < table_count && out != NULL; ++i) {
+        fprintf(out, "aclnn_emu:   device block %p, %zu bytes (aclrtMalloc without aclrtFree)\n", table[i].base,
+                table[i].size);
+    }
+    pthread_mutex_unlock(&table_lock);
+    return count;
+}
+
 bool emu_device_range_ok(const void *ptr, size_t len)
 {
     emu_block block;
@@ -198,6 +238,12 @@ aclError aclrtFree(void *devPtr)
     if (devPtr == NULL) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is NULL; expected a block from aclrtMalloc.");
     }
+    /* Work still queued on a stream may use the block: let it finish first. */
+    emu_block block;
+    emu_device_block_find(devPtr, 0, &block);
+    if (block.base == devPtr) {
+        emu_streams_wait_for_block(block.base, block.size);
+    }
     block_record removed;
     if (!table_remove(devPtr, &removed)) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr %p is not the start of a live device block; "
@@ -241,23 +287,85 @@ aclError aclrtFreeHost(void *hostPtr)
     return ACL_SUCCESS;
 }
 
+/* A memset or memcpy as a stream task. */
 typedef struct {
+    emu_task task;
     void *dst;
-    const void *src;
+    const void *src; /* NULL for memset */
     size_t count;
     int value;
-} copy_work;
+    bool on_heap;
+} copy_task;
 
-static void run_copy(void *ctx)
+static void run_copy(emu_task *task)
 {
-    copy_work *work = ctx;
-    memmove(work->dst, work->src, work->count);
+    copy_task *work = (copy_task *)task;
+    if (work->src != NULL) {
+        memmove(work->dst, work->src, work->count);
+    } else {
+        memset(work->dst, work->value, work->count);
+    }
 }
 
-static void run_set(void *ctx)
+static void release_copy(emu_task *task)
 {
-    copy_work *work = ctx;
-    memset(work->dst, work->value, work->count);
+    if (((copy_task *)task)->on_heap) {
+        free(task);
+    }
+}
+
+static bool copy_uses(const emu_task *task, const void *base, size_t size)
+{
+    const copy_task *work = (const copy_task *)task;
+    return emu_ranges_overlap(work->dst, work->count, base, size) ||
+           (work->src != NULL && emu_ranges_overlap(work->src, work->count, base, size));
+}
+
+static aclError submit_copy(const char *api, aclrtStream stream, void *dst, const void *src, size_t count, int value)
+{
+    copy_task local;
+    bool inline_run = emu_stream_runs_inline(stream);
+    copy_task *work = inline_run ? &local : malloc(sizeof *work);
+    if (work == NULL) {
+        return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory while queueing the copy.", api);
+    }
+    *work = (copy_task){.task = {.run = run_copy, .release = release_copy, .uses = copy_uses},
+                        .dst = dst, .src = src, .count = count, .value = value, .on_heap = !inline_run};
+    emu_stream_submit(stream, &work->task);
+    return ACL_SUCCESS;
+}
+
+/* A device-side pointer must start `count` bytes inside one live block. */
+static aclError check_device_side(const char *api, const char *name, const void *ptr, size_t count,
+                                  const char *kind_name)
+{
+    emu_block block;
+    if (emu_device_block_find(ptr, count, &block)) {
+        return ACL_SUCCESS;
+    }
+    if (block.base == NULL) {
+        return emu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p is not in device memory, but kind %s says it is; "
+                                                    "expected memory from aclrtMalloc (not freed) or a kind that "
+                                                    "matches where %s lives.", api, name, ptr, kind_name, name);
+    }
+    size_t start = (size_t)((const char *)ptr - (const char *)block.base);
+    return emu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p plus %zu bytes runs %zu bytes past the end of device "
+                                                "block %p of %zu bytes; expected the copy to fit in its block.",
+                    api, name, ptr, count, start + count - block.size, block.base, block.size);
+}
+
+/* A host-side pointer must not point into device memory. */
+static aclError check_host_side(const char *api, const char *name, const void *ptr, const char *kind_name)
+{
+    emu_block block;
+    emu_device_block_find(ptr, 0, &block);
+    if (block.base == NULL) {
+        return ACL_SUCCESS;
+    }
+    return emu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: %s %p lies in device block %p of %zu bytes, but kind %s says "
+                                                "it is host memory; expected a host pointer or a kind that matches "
+                                                "where %s lives.", api, name, ptr, block.base, block.size,
+                    kind_name, name);
 }
 
 static aclError check_memset(const char *api, void *devPtr, size_t maxCount, size_t count)
@@ -272,7 +380,7 @@ static aclError check_memset(const char *api, void *devPtr, size_t maxCount, siz
         return emu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count is %zu; expected at most maxCount (%zu).", api, count,
                         maxCount);
     }
-    return ACL_SUCCESS;
+    return check_device_side(api, "devPtr", devPtr, count, "(memset)");
 }
 
 static aclError memset_on(const char *api, void *devPtr, size_t maxCount, int32_t value, size_t count,
@@ -286,9 +394,7 @@ static aclError memset_on(const char *api, void *devPtr, size_t maxCount, int32_
         return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: stream %p is not a live stream; expected NULL or a stream from "
                                                  "aclrtCreateStream.", api, stream);
     }
-    copy_work work = {.dst = devPtr, .count = count, .value = value};
-    emu_stream_launch(stream, run_set, &work);
-    return ACL_SUCCESS;
+    return submit_copy(api, stream, devPtr, NULL, count, value);
 }
 
 aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
@@ -299,6 +405,30 @@ aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
 {
     return memset_on("aclrtMemsetAsync", devPtr, maxCount, value, count, stream);
+}
+
+static const char *const KIND_NAMES[] = {
+    "ACL_MEMCPY_HOST_TO_HOST", "ACL_MEMCPY_HOST_TO_DEVICE", "ACL_MEMCPY_DEVICE_TO_HOST",
+    "ACL_MEMCPY_DEVICE_TO_DEVICE", "ACL_MEMCPY_DEFAULT", "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
+};
+
+/* Where each kind says dst and src live; ACL_MEMCPY_DEFAULT infers it. */
+static aclError check_kind_sides(const char *api, void *dst, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    if (kind == ACL_MEMCPY_DEFAULT) {
+        return ACL_SUCCESS;
+    }
+    bool dst_device = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
+                      kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
+    bool src_device = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+    const char *kind_name = KIND_NAMES[kind];
+    aclError status = dst_device ? check_device_side(api, "dst", dst, count, kind_name)
+                                 : check_host_side(api, "dst", dst, kind_name);
+    if (status == ACL_SUCCESS) {
+        status = src_device ? check_device_side(api, "src", src, count, kind_name)
+                            : check_host_side(api, "src", src, kind_name);
+    }
+    return status;
 }
 
 static aclError memcpy_on(const char *api, void *dst, size_t destMax, const void *src, size_t count,
@@ -319,13 +449,15 @@ static aclError memcpy_on(const char *api, void *dst, size_t destMax, const void
         return emu_fail(ACL_ERROR_RT_PARAM_INVALID, "%s: count is %zu; expected at most destMax (%zu).", api, count,
                         destMax);
     }
+    aclError status = check_kind_sides(api, dst, src, count, kind);
+    if (status != ACL_SUCCESS) {
+        return status;
+    }
     if (!emu_stream_is_valid(stream)) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: stream %p is not a live stream; expected NULL or a stream from "
                                                  "aclrtCreateStream.", api, stream);
     }
-    copy_work work = {.dst = dst, .src = src, .count = count};
-    emu_stream_launch(stream, run_copy, &work);
-    return ACL_SUCCESS;
+    return submit_copy(api, stream, dst, src, count, 0);
 }
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)

@@ -1,31 +1,340 @@
-/* Streams and events. Work launched on a stream runs synchronously, in
- * launch order, before the launching call returns; a stream is therefore
- * always complete, and an event completes when it is recorded. */
+/* Streams and events.
+ *
+ * Each created stream is a FIFO of tasks run by its own worker thread (the
+ * HIP-CPU model): the launching call queues a task and returns at once; the
+ * worker starts at the first task and sleeps on a condition variable while
+ * the queue is empty. Tasks are numbered per stream in launch order;
+ * `completed` is the number of the last finished one, so "wait for all work
+ * queued so far" is "wait until completed reaches submitted as it was".
+ *
+ * The NULL (default) stream has no worker: work launched on it runs on the
+ * calling thread before the call returns, so it is complete on return. It
+ * does not wait for created streams. ACLNN_EMU_SYNC=1 (emu_sync_mode) makes
+ * every stream behave that way, for debugging.
+ *
+ * Events follow CANN's flag model: aclrtRecordEvent queues a marker that
+ * sets the event's "recorded" flag and timestamp when the stream reaches it;
+ * aclrtResetEvent queues a marker that clears it; aclrtStreamWaitEvent
+ * queues a task that holds the stream until the event's pending records
+ * have completed, or, when the flag is clear and none is pending, until the
+ * next record completes. Events are reference counted so that a marker may
+ * outlive aclrtDestroyEvent. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "common/emu.h"
 
-typedef struct {
+typedef struct emu_stream emu_stream;
+struct emu_stream {
+    pthread_mutex_t lock;
+    pthread_cond_t task_ready; /* the worker waits here */
+    pthread_cond_t task_done;  /* synchronizing threads wait here */
+    emu_task *head;
+    emu_task *tail;
+    emu_task *running;
+    uint64_t submitted;
+    uint64_t completed;
+    bool stopping;
+    bool worker_started;
+    pthread_t worker;
+    char last_kernel[128]; /* kernel of the last operator run, for aclnnEmuGetLastKernel */
+    bool kernel_fresh;     /* last_kernel changed since the last synchronize */
     uint32_t priority;
     uint32_t flags;
-} emu_stream;
+    emu_stream *next_live; /* in the list of live streams */
+    int borrowers;         /* device-wide waits using it; under streams_lock */
+};
 
-typedef struct {
-    uint32_t flags;
-    bool recorded;
-    double timestamp_ms;
-} emu_event;
+/* The live streams, for aclrtSynchronizeDevice and aclrtFree. */
+static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t streams_returned = PTHREAD_COND_INITIALIZER;
+static emu_stream *live_streams;
 
 bool emu_stream_is_valid(aclrtStream stream)
 {
     return stream == NULL || emu_handle_is(stream, EMU_HANDLE_STREAM);
 }
 
+bool emu_stream_runs_inline(aclrtStream stream)
+{
+    return stream == NULL || emu_sync_mode();
+}
+
+static void finish_task(emu_task *task)
+{
+    if (task->release != NULL) {
+        task->release(task);
+    }
+}
+
+/* Runs the task at the head of the queue; called and returns with s->lock held. */
+static void run_next_locked(emu_stream *s)
+{
+    emu_task *task = s->head;
+    s->head = task->next;
+    if (s->head == NULL) {
+        s->tail = NULL;
+    }
+    s->running = task;
+    pthread_mutex_unlock(&s->lock);
+
+    task->kernel = NULL;
+    task->run(task);
+    const char *kernel = task->kernel;
+    uint64_t seq = task->seq;
+
+    pthread_mutex_lock(&s->lock);
+    if (kernel != NULL) {
+        snprintf(s->last_kernel, sizeof s->last_kernel, "%s", kernel);
+        s->kernel_fresh = true;
+    }
+    s->running = NULL;
+    pthread_mutex_unlock(&s->lock);
+    /* Released before the task counts as complete, so that a synchronized
+     * host sees consumed executors already freed (leak checks). */
+    finish_task(task);
+    pthread_mutex_lock(&s->lock);
+    s->completed = seq;
+    pthread_cond_broadcast(&s->task_done);
+}
+
+static void *stream_worker(void *arg)
+{
+    emu_stream *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (s->head == NULL && !s->stopping) {
+            pthread_cond_wait(&s->task_ready, &s->lock);
+        }
+        if (s->head == NULL) {
+            break; /* stopping, and nothing left */
+        }
+        run_next_locked(s);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+/* Called with s->lock held. Starts the worker when work is queued and there
+ * is none; if no thread can be started, runs the queue here, in order. */
+static void ensure_worker_locked(emu_stream *s)
+{
+    if (s->worker_started || s->head == NULL) {
+        return;
+    }
+    if (pthread_create(&s->worker, NULL, stream_worker, s) == 0) {
+        s->worker_started = true;
+        return;
+    }
+    while (s->head != NULL) {
+        run_next_locked(s);
+    }
+}
+
+static void run_inline(emu_task *task)
+{
+    task->kernel = NULL;
+    task->run(task);
+    if (task->kernel != NULL) {
+        emu_set_last_kernel(task->kernel);
+    }
+    finish_task(task);
+}
+
+bool emu_stream_submit(aclrtStream stream, emu_task *task)
+{
+    task->next = NULL;
+    if (emu_stream_runs_inline(stream)) {
+        run_inline(task);
+        return true;
+    }
+    emu_stream *s = stream;
+    pthread_mutex_lock(&s->lock);
+    task->seq = ++s->submitted;
+    if (s->tail != NULL) {
+        s->tail->next = task;
+    } else {
+        s->head = task;
+    }
+    s->tail = task;
+    pthread_cond_signal(&s->task_ready);
+    ensure_worker_locked(s);
+    pthread_mutex_unlock(&s->lock);
+    return true;
+}
+
+/* Waits until the stream has completed task `target`; false on timeout
+ * (timeout_ms < 0: no limit). Called without s->lock. */
+static bool wait_completed(emu_stream *s, uint64_t target, int32_t timeout_ms)
+{
+    bool done = true;
+    struct timespec deadline;
+    if (timeout_ms >= 0) {
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += timeout_ms / 1000;
+        deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec += 1;
+            deadline.tv_nsec -= 1000000000L;
+        }
+    }
+    pthread_mutex_lock(&s->lock);
+    while (s->completed < target) {
+        if (timeout_ms < 0) {
+            pthread_cond_wait(&s->task_done, &s->lock);
+        } else if (pthread_cond_timedwait(&s->task_done, &s->lock, &deadline) == ETIMEDOUT) {
+            done = s->completed >= target;
+            break;
+        }
+    }
+    if (done && s->kernel_fresh) {
+        emu_set_last_kernel(s->last_kernel);
+        s->kernel_fresh = false;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return done;
+}
+
+static uint64_t submitted_now(emu_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    ensure_worker_locked(s); /* after a fork, queued work has no worker yet */
+    uint64_t target = s->submitted;
+    pthread_mutex_unlock(&s->lock);
+    return target;
+}
+
+static bool synchronize(emu_stream *s, int32_t timeout_ms)
+{
+    return wait_completed(s, submitted_now(s), timeout_ms);
+}
+
+/* ---- the launch helper for callers that keep their work on the stack ---- */
+
+typedef struct {
+    emu_task task;
+    emu_stream_work_fn work;
+    void *ctx;
+} blocking_work;
+
+static void run_blocking(emu_task *task)
+{
+    blocking_work *w = (blocking_work *)task;
+    w->work(w->ctx);
+}
+
 void emu_stream_launch(aclrtStream stream, emu_stream_work_fn work, void *ctx)
 {
-    (void)stream;
-    work(ctx);
+    blocking_work w = {.task = {.run = run_blocking}, .work = work, .ctx = ctx};
+    emu_stream_submit(stream, &w.task);
+    if (!emu_stream_runs_inline(stream)) {
+        emu_stream *s = stream;
+        wait_completed(s, w.task.seq, -1);
+    }
 }
+
+/* ---- device-wide waits ---- */
+
+/* Device-wide waits borrow the live streams (so that aclrtDestroyStream
+ * waits for them) and wait without holding streams_lock: a wait may last
+ * until another thread records an event, and that thread may need the lock. */
+typedef struct {
+    emu_stream **streams;
+    size_t count;
+} borrowed_streams;
+
+static bool borrow_streams(borrowed_streams *out)
+{
+    pthread_mutex_lock(&streams_lock);
+    size_t count = 0;
+    for (emu_stream *s = live_streams; s != NULL; s = s->next_live) {
+        ++count;
+    }
+    out->count = 0;
+    out->streams = count ? malloc(count * sizeof *out->streams) : NULL;
+    if (count > 0 && out->streams == NULL) {
+        pthread_mutex_unlock(&streams_lock);
+        return false;
+    }
+    for (emu_stream *s = live_streams; s != NULL; s = s->next_live) {
+        s->borrowers++;
+        out->streams[out->count++] = s;
+    }
+    pthread_mutex_unlock(&streams_lock);
+    return true;
+}
+
+static void return_streams(borrowed_streams *borrowed)
+{
+    pthread_mutex_lock(&streams_lock);
+    for (size_t i = 0; i < borrowed->count; ++i) {
+        borrowed->streams[i]->borrowers--;
+    }
+    pthread_cond_broadcast(&streams_returned);
+    pthread_mutex_unlock(&streams_lock);
+    free(borrowed->streams);
+}
+
+void emu_streams_synchronize_all(void)
+{
+    borrowed_streams borrowed;
+    if (!borrow_streams(&borrowed)) {
+        return;
+    }
+    for (size_t i = 0; i < borrowed.count; ++i) {
+        synchronize(borrowed.streams[i], -1);
+    }
+    return_streams(&borrowed);
+}
+
+static bool task_uses(const emu_task *task, const void *base, size_t size)
+{
+    return task->uses != NULL && task->uses(task, base, size);
+}
+
+void emu_streams_wait_for_block(const void *base, size_t size)
+{
+    borrowed_streams borrowed;
+    if (!borrow_streams(&borrowed)) {
+        emu_streams_synchronize_all();
+        return;
+    }
+    for (size_t i = 0; i < borrowed.count; ++i) {
+        emu_stream *s = borrowed.streams[i];
+        uint64_t last_user = 0;
+        pthread_mutex_lock(&s->lock);
+        if (s->running != NULL && task_uses(s->running, base, size)) {
+            last_user = s->running->seq;
+        }
+        for (const emu_task *t = s->head; t != NULL; t = t->next) {
+            if (task_uses(t, base, size)) {
+                last_user = t->seq;
+            }
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (last_user != 0) {
+            wait_completed(s, last_user, -1);
+        }
+    }
+    return_streams(&borrowed);
+}
+
+size_t emu_stream_live_count(void)
+{
+    size_t count = 0;
+    pthread_mutex_lock(&streams_lock);
+    for (emu_stream *s = live_streams; s != NULL; s = s->next_live) {
+        ++count;
+    }
+    pthread_mutex_unlock(&streams_lock);
+    return count;
+}
+
+/* ---- streams ---- */
 
 static aclError bad_stream(const char *api, aclrtStream stream)
 {
@@ -40,12 +349,25 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
                                                  "aclrtStream.");
     }
     emu_stream *created = calloc(1, sizeof *created);
-    if (created == NULL || !emu_handle_add(created, EMU_HANDLE_STREAM)) {
+    if (created == NULL) {
+        return emu_fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateStream: out of host memory.");
+    }
+    pthread_mutex_init(&created->lock, NULL);
+    pthread_cond_init(&created->task_ready, NULL);
+    pthread_cond_init(&created->task_done, NULL);
+    created->priority = priority;
+    created->flags = flag;
+    if (!emu_handle_add(created, EMU_HANDLE_STREAM)) {
+        pthread_cond_destroy(&created->task_done);
+        pthread_cond_destroy(&created->task_ready);
+        pthread_mutex_destroy(&created->lock);
         free(created);
         return emu_fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateStream: out of host memory.");
     }
-    created->priority = priority;
-    created->flags = flag;
+    pthread_mutex_lock(&streams_lock);
+    created->next_live = live_streams;
+    live_streams = created;
+    pthread_mutex_unlock(&streams_lock);
     *stream = created;
     return ACL_SUCCESS;
 }
@@ -64,13 +386,44 @@ aclError aclrtDestroyStream(aclrtStream stream)
     if (!emu_handle_remove(stream, EMU_HANDLE_STREAM)) {
         return bad_stream("aclrtDestroyStream", stream);
     }
-    free(stream);
+    emu_stream *s = stream;
+    pthread_mutex_lock(&streams_lock);
+    for (emu_stream **link = &live_streams; *link != NULL; link = &(*link)->next_live) {
+        if (*link == s) {
+            *link = s->next_live;
+            break;
+        }
+    }
+    while (s->borrowers > 0) {
+        pthread_cond_wait(&streams_returned, &streams_lock);
+    }
+    pthread_mutex_unlock(&streams_lock);
+    /* The queued work still runs: the worker drains the queue before it stops. */
+    pthread_mutex_lock(&s->lock);
+    ensure_worker_locked(s);
+    s->stopping = true;
+    bool started = s->worker_started;
+    pthread_cond_signal(&s->task_ready);
+    pthread_mutex_unlock(&s->lock);
+    if (started) {
+        pthread_join(s->worker, NULL);
+    }
+    pthread_cond_destroy(&s->task_done);
+    pthread_cond_destroy(&s->task_ready);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
     return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream)
 {
-    return emu_stream_is_valid(stream) ? ACL_SUCCESS : bad_stream("aclrtSynchronizeStream", stream);
+    if (!emu_stream_is_valid(stream)) {
+        return bad_stream("aclrtSynchronizeStream", stream);
+    }
+    if (stream != NULL) {
+        synchronize(stream, -1);
+    }
+    return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
@@ -79,7 +432,16 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
         return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeStreamWithTimeout: timeout is %d; expected -1 "
                                                  "(wait forever) or a number of milliseconds >= 0.", (int)timeout);
     }
-    return emu_stream_is_valid(stream) ? ACL_SUCCESS : bad_stream("aclrtSynchronizeStreamWithTimeout", stream);
+    if (!emu_stream_is_valid(stream)) {
+        return bad_stream("aclrtSynchronizeStreamWithTimeout", stream);
+    }
+    if (stream != NULL && !synchronize(stream, timeout)) {
+        return emu_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "aclrtSynchronizeStreamWithTimeout: stream %p still has "
+                                                          "work after timeout %d ms; expected it to finish in time "
+                                                          "(is it waiting for an event that is never recorded?).",
+                        stream, (int)timeout);
+    }
+    return ACL_SUCCESS;
 }
 
 aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
@@ -91,12 +453,124 @@ aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
     if (!emu_stream_is_valid(stream)) {
         return bad_stream("aclrtStreamQuery", stream);
     }
-    *status = ACL_STREAM_STATUS_COMPLETE;
+    bool complete = true;
+    if (stream != NULL) {
+        emu_stream *s = stream;
+        pthread_mutex_lock(&s->lock);
+        complete = s->completed == s->submitted;
+        pthread_mutex_unlock(&s->lock);
+    }
+    *status = complete ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeDevice(void)
 {
+    emu_streams_synchronize_all();
+    return ACL_SUCCESS;
+}
+
+/* ---- events ---- */
+
+typedef struct {
+    uint32_t flags;
+    int refs;           /* the handle + queued markers; under events_lock */
+    uint64_t issued;    /* records queued */
+    uint64_t completed; /* records that ran */
+    bool recorded;      /* the flag: set by a record, cleared by a reset */
+    double timestamp_ms;
+} emu_event;
+
+/* One lock and condition for every event: event traffic is light. */
+static pthread_mutex_t events_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t events_changed = PTHREAD_COND_INITIALIZER;
+
+static void event_release_locked(emu_event *ev)
+{
+    if (--ev->refs == 0) {
+        free(ev);
+    }
+}
+
+typedef enum { MARK_RECORD, MARK_RESET, MARK_WAIT } marker_kind;
+
+typedef struct {
+    emu_task task;
+    emu_event *event;
+    marker_kind kind;
+    uint64_t target; /* record: its number; wait: the record count to reach */
+    bool on_heap;    /* queued markers are on the heap; inline ones on the stack */
+} event_marker;
+
+static void run_marker(emu_task *task)
+{
+    event_marker *m = (event_marker *)task;
+    emu_event *ev = m->event;
+    pthread_mutex_lock(&events_lock);
+    switch (m->kind) {
+    case MARK_RECORD:
+        if (m->target > ev->completed) {
+            ev->completed = m->target;
+        }
+        ev->recorded = true;
+        ev->timestamp_ms = emu_now_ms();
+        pthread_cond_broadcast(&events_changed);
+        break;
+    case MARK_RESET:
+        ev->recorded = false;
+        pthread_cond_broadcast(&events_changed);
+        break;
+    case MARK_WAIT:
+        while (ev->completed < m->target) {
+            pthread_cond_wait(&events_changed, &events_lock);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&events_lock);
+}
+
+static void release_marker(emu_task *task)
+{
+    event_marker *m = (event_marker *)task;
+    pthread_mutex_lock(&events_lock);
+    event_release_locked(m->event);
+    pthread_mutex_unlock(&events_lock);
+    if (m->on_heap) {
+        free(m);
+    }
+}
+
+/* Queues (or, inline, runs) a marker. */
+static aclError submit_marker(const char *api, emu_event *ev, aclrtStream stream, marker_kind kind)
+{
+    bool inline_run = emu_stream_runs_inline(stream);
+    event_marker local;
+    event_marker *m = inline_run ? &local : malloc(sizeof *m);
+    if (m == NULL) {
+        return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory.", api);
+    }
+    memset(m, 0, sizeof *m);
+    m->task.run = run_marker;
+    m->task.release = release_marker;
+    m->event = ev;
+    m->kind = kind;
+    m->on_heap = !inline_run;
+    pthread_mutex_lock(&events_lock);
+    ++ev->refs;
+    switch (kind) {
+    case MARK_RECORD:
+        m->target = ++ev->issued;
+        break;
+    case MARK_RESET:
+        break;
+    case MARK_WAIT:
+        /* Pending records: wait for them. Flag clear and none pending: wait
+         * for the next record (CANN's wait-until-recorded). */
+        m->target = ev->issued > ev->completed ? ev->issued : ev->recorded ? ev->completed : ev->issued + 1;
+        break;
+    }
+    pthread_mutex_unlock(&events_lock);
+    emu_stream_submit(stream, &m->task);
     return ACL_SUCCESS;
 }
 
@@ -106,12 +580,20 @@ static aclError bad_event(const char *api, const char *name, aclrtEvent event)
                     event, event == NULL ? "NULL" : "not a live event");
 }
 
+static bool event_is_live(aclrtEvent event)
+{
+    return event != NULL && emu_handle_is(event, EMU_HANDLE_EVENT);
+}
+
 aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
-    if (event == NULL || !emu_handle_is(event, EMU_HANDLE_EVENT)) {
+    if (!event_is_live(event)) {
         return bad_event("aclrtStreamWaitEvent", "event", event);
     }
-    return emu_stream_is_valid(stream) ? ACL_SUCCESS : bad_stream("aclrtStreamWaitEvent", stream);
+    if (!emu_stream_is_valid(stream)) {
+        return bad_stream("aclrtStreamWaitEvent", stream);
+    }
+    return submit_marker("aclrtStreamWaitEvent", event, stream, MARK_WAIT);
 }
 
 aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
@@ -126,6 +608,7 @@ aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
         return emu_fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateEvent: out of host memory.");
     }
     created->flags = flag;
+    created->refs = 1;
     *event = created;
     return ACL_SUCCESS;
 }
@@ -142,28 +625,24 @@ aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 
 aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
-    if (event == NULL || !emu_handle_is(event, EMU_HANDLE_EVENT)) {
+    if (!event_is_live(event)) {
         return bad_event("aclrtRecordEvent", "event", event);
     }
     if (!emu_stream_is_valid(stream)) {
         return bad_stream("aclrtRecordEvent", stream);
     }
-    emu_event *marker = event;
-    marker->recorded = true;
-    marker->timestamp_ms = emu_now_ms();
-    return ACL_SUCCESS;
+    return submit_marker("aclrtRecordEvent", event, stream, MARK_RECORD);
 }
 
 aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
-    if (event == NULL || !emu_handle_is(event, EMU_HANDLE_EVENT)) {
+    if (!event_is_live(event)) {
         return bad_event("aclrtResetEvent", "event", event);
     }
     if (!emu_stream_is_valid(stream)) {
         return bad_stream("aclrtResetEvent", stream);
     }
-    ((emu_event *)event)->recorded = false;
-    return ACL_SUCCESS;
+    return submit_marker("aclrtResetEvent", event, stream, MARK_RESET);
 }
 
 aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
@@ -172,19 +651,29 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *statu
         return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtQueryEventStatus: status is NULL; expected a pointer to "
                                                  "aclrtEventRecordedStatus.");
     }
-    if (event == NULL || !emu_handle_is(event, EMU_HANDLE_EVENT)) {
+    if (!event_is_live(event)) {
         return bad_event("aclrtQueryEventStatus", "event", event);
     }
-    *status = ((emu_event *)event)->recorded ? ACL_EVENT_RECORDED_STATUS_COMPLETE
-                                             : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    emu_event *ev = event;
+    pthread_mutex_lock(&events_lock);
+    bool complete = ev->recorded && ev->completed == ev->issued;
+    pthread_mutex_unlock(&events_lock);
+    *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeEvent(aclrtEvent event)
 {
-    if (event == NULL || !emu_handle_is(event, EMU_HANDLE_EVENT)) {
+    if (!event_is_live(event)) {
         return bad_event("aclrtSynchronizeEvent", "event", event);
     }
+    emu_event *ev = event;
+    pthread_mutex_lock(&events_lock);
+    uint64_t target = ev->issued; /* never recorded: nothing to wait for */
+    while (ev->completed < target) {
+        pthread_cond_wait(&events_changed, &events_lock);
+    }
+    pthread_mutex_unlock(&events_lock);
     return ACL_SUCCESS;
 }
 
@@ -193,21 +682,34 @@ aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endE
     if (ms == NULL) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtEventElapsedTime: ms is NULL; expected a pointer to float.");
     }
-    if (startEvent == NULL || !emu_handle_is(startEvent, EMU_HANDLE_EVENT)) {
+    if (!event_is_live(startEvent)) {
         return bad_event("aclrtEventElapsedTime", "startEvent", startEvent);
     }
-    if (endEvent == NULL || !emu_handle_is(endEvent, EMU_HANDLE_EVENT)) {
+    if (!event_is_live(endEvent)) {
         return bad_event("aclrtEventElapsedTime", "endEvent", endEvent);
     }
-    const emu_event *start = startEvent;
-    const emu_event *end = endEvent;
-    if (!start->recorded || !end->recorded) {
-        return emu_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "aclrtEventElapsedTime: %s was not recorded; "
-                                                              "expected both events recorded with aclrtRecordEvent.",
-                        !start->recorded ? "startEvent" : "endEvent");
+    const emu_event *events[2] = {startEvent, endEvent};
+    const char *names[2] = {"startEvent", "endEvent"};
+    aclError status = ACL_SUCCESS;
+    pthread_mutex_lock(&events_lock);
+    for (int i = 0; i < 2 && status == ACL_SUCCESS; ++i) {
+        if (events[i]->completed < events[i]->issued) {
+            status = emu_fail(ACL_ERROR_RT_EVENT_NOT_COMPLETE, "aclrtEventElapsedTime: %s %p is recorded but its "
+                                                               "stream has not reached it yet; expected "
+                                                               "aclrtSynchronizeEvent or aclrtSynchronizeStream "
+                                                               "first.", names[i], (const void *)events[i]);
+        } else if (!events[i]->recorded) {
+            status = emu_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, "aclrtEventElapsedTime: %s was not recorded; "
+                                                                    "expected both events recorded with "
+                                                                    "aclrtRecordEvent.", names[i]);
+        }
     }
-    *ms = (float)(end->timestamp_ms - start->timestamp_ms);
-    return ACL_SUCCESS;
+    double elapsed = endEvent == startEvent ? 0.0 : events[1]->timestamp_ms - events[0]->timestamp_ms;
+    pthread_mutex_unlock(&events_lock);
+    if (status == ACL_SUCCESS) {
+        *ms = (float)elapsed;
+    }
+    return status;
 }
 
 aclError aclrtDestroyEvent(aclrtEvent event)
@@ -215,6 +717,36 @@ aclError aclrtDestroyEvent(aclrtEvent event)
     if (event == NULL || !emu_handle_remove(event, EMU_HANDLE_EVENT)) {
         return bad_event("aclrtDestroyEvent", "event", event);
     }
-    free(event);
+    /* Markers still queued keep the event alive until they have run. */
+    pthread_mutex_lock(&events_lock);
+    event_release_locked(event);
+    pthread_mutex_unlock(&events_lock);
     return ACL_SUCCESS;
+}
+
+/* A forked child has none of the parent's stream workers: each stream starts
+ * a new one when it next has work, and the locks start unlocked. A task the
+ * parent was running at the fork counts as done in the child. */
+static void reset_after_fork(void)
+{
+    pthread_mutex_init(&streams_lock, NULL);
+    pthread_cond_init(&streams_returned, NULL);
+    pthread_mutex_init(&events_lock, NULL);
+    pthread_cond_init(&events_changed, NULL);
+    for (emu_stream *s = live_streams; s != NULL; s = s->next_live) {
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_cond_init(&s->task_ready, NULL);
+        pthread_cond_init(&s->task_done, NULL);
+        s->worker_started = false;
+        s->borrowers = 0;
+        if (s->running != NULL) {
+            s->completed = s->running->seq;
+            s->running = NULL;
+        }
+    }
+}
+
+__attribute__((constructor)) static void register_fork_handler(void)
+{
+    pthread_atfork(NULL, NULL, reset_after_fork);
 }

@@ -2,6 +2,7 @@
 them through ctest, so the one test command of the README covers the C side
 too (kernels at every ISA level, the API contract, the sample's output)."""
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -26,15 +27,32 @@ def c_build(tmp_path_factory):
     return build
 
 
-@pytest.mark.parametrize("test_name", ["kernels", "api", "sample_silu_backward", "sample_moe_token_permute_grad",
-                                       "sample_moe_token_permute", "moe"])
-@pytest.mark.parametrize("test_name", ["kernels", "api", "sample_silu_backward", "streams"])
+# Every ctest of tests/c, one per line.
+CTESTS = [
+    "kernels",
+    "api",
+    "sample_silu_backward",
+    "streams",
+    "moe",
+    "sample_moe_token_permute_grad",
+    "sample_moe_token_permute",
+]
+
+
+@pytest.mark.parametrize("test_name", CTESTS)
 def test_ctest(c_build, test_name):
     env = dict(os.environ)
     result = subprocess.run(["ctest", "--output-on-failure", "-R", f"^{test_name}$"], cwd=c_build,
                             capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     assert "100% tests passed" in result.stdout
+
+
+def test_every_ctest_is_listed(c_build):
+    """A ctest added to tests/c but not to CTESTS would never run here."""
+    result = subprocess.run(["ctest", "-N"], cwd=c_build, capture_output=True, text=True, check=True)
+    registered = set(re.findall(r"Test\s+#\d+: (\S+)", result.stdout))
+    assert registered == set(CTESTS)
 
 
 def test_run_samples_target(c_build):

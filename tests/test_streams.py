@@ -584,21 +584,55 @@ class FuzzOp:
         self.run = getattr(lib, name)
 
 
+INT32, INT64 = 3, 9
+
+
+@st.composite
+def _moe_grad_shapes(draw):
+    """permutedOutputGrad [rows, H], sortedIndices [T * topk], out [T, H]."""
+    rows, hidden, tokens = (draw(st.integers(0, 6)) for _ in range(3))
+    topk = draw(st.integers(1, 4))
+    return [[rows, hidden], [tokens * topk], [tokens, hidden]], {"numTopk": topk, "paddedMode": False}
+
+
+@st.composite
+def _moe_shapes(draw):
+    """tokens [T, H], indices [T, topk], permuteTokensOut [kept, H], sortedIndicesOut [T * topk]."""
+    tokens, hidden, topk = (draw(st.integers(0, 5)) for _ in range(3))
+    num_out = draw(st.integers(-tokens * topk, tokens * topk))
+    kept = num_out if num_out > 0 else tokens * topk + num_out if num_out < 0 else tokens * topk
+    return ([[tokens, hidden], [tokens, topk], [kept, hidden], [tokens * topk]],
+            {"numOutTokens": num_out, "paddedMode": False})
+
+
 FUZZ_OPERATORS = [
     FuzzOp("aclnnSilu", [T("self", "in"), T("out", "out")]),
     FuzzOp("aclnnSiluBackward", [T("gradOutput", "in"), T("self", "in"), T("gradInput", "out")]),
+    FuzzOp("aclnnMoeTokenPermuteGrad",
+           [T("permutedOutputGrad", "in"), T("sortedIndices", "in", (INT32,)), A("numTopk", st.integers(-1, 7)),
+            A("paddedMode", st.booleans()), T("out", "out")], shapes=_moe_grad_shapes()),
+    FuzzOp("aclnnMoeTokenPermute",
+           [T("tokens", "in"), T("indices", "in", (INT32, INT64)), A("numOutTokens", st.integers(-8, 8)),
+            A("paddedMode", st.booleans()), T("permuteTokensOut", "out"), T("sortedIndicesOut", "out", (INT32,))],
+           shapes=_moe_shapes()),
 ]
 
 _shape = st.lists(st.integers(0, 5), min_size=0, max_size=4)
 
 
+def _rarely(draw, n):
+    """True about once in n + 1 draws (hypothesis favours boundary integers, so
+    "integers(0, n) == 0" would fire far more often than that)."""
+    return draw(st.sampled_from([False] * n + [True]))
+
+
 @st.composite
 def _tensor_case(draw, spec, shape, dtype):
-    if draw(st.integers(0, 19)) == 0:
+    if _rarely(draw, 19):
         return None  # NULL tensor
-    if draw(st.integers(0, 3)) == 0:
+    if _rarely(draw, 3):
         shape = draw(_shape)  # independent shape
-    elif draw(st.integers(0, 9)) == 0:
+    elif _rarely(draw, 9):
         shape = [1] * draw(st.integers(9, 10))  # above every max rank
     choice = draw(st.integers(0, 7))
     if choice == 0:
@@ -608,7 +642,7 @@ def _tensor_case(draw, spec, shape, dtype):
     if draw(st.booleans()):
         strides = None  # contiguous
     else:
-        strides = [draw(st.integers(-1, 4) if draw(st.integers(0, 9)) == 0 else st.integers(0, 4)) for _ in shape]
+        strides = [draw(st.integers(-1, 4) if _rarely(draw, 9) else st.integers(0, 4)) for _ in shape]
     offset = draw(st.integers(0, 6))
     memory = draw(st.sampled_from(["exact"] * 7 + ["short", "host", "null"]))
     return dict(shape=list(shape), dtype=dtype, strides=strides, offset=offset, memory=memory,
@@ -618,16 +652,20 @@ def _tensor_case(draw, spec, shape, dtype):
 @st.composite
 def fuzz_cases(draw, op):
     shapes = draw(op.shapes) if op.shapes is not None else None
+    hints = {}
+    if isinstance(shapes, tuple):  # (shapes, attribute values consistent with them)
+        shapes, hints = shapes
     shared = draw(_shape)  # one shape and dtype for all tensors, unless a tensor draws its own
     dtype = draw(st.sampled_from(FLOATS))
     cases, attrs, k = [], [], 0
     for arg in op.args:
         if isinstance(arg, A):
-            attrs.append(draw(arg.strategy))
+            consistent = arg.name in hints and not _rarely(draw, 3)
+            attrs.append(hints[arg.name] if consistent else draw(arg.strategy))
             continue
         cases.append(draw(_tensor_case(arg, shapes[k] if shapes is not None else shared, dtype)))
         k += 1
-    return cases, attrs, draw(st.integers(0, 9)) == 0  # the last: a NULL out-pointer
+    return cases, attrs, _rarely(draw, 9)  # the last: a NULL out-pointer
 
 
 def _elements(shape, strides, offset):

@@ -1,0 +1,160 @@
+/*
+ * The blocked, packed algorithm shared by every gemm implementation
+ * (internal to src/kernels/gemm).
+ *
+ * Loops (Goto/BLIS order): column panels of NC columns of C; depth blocks of
+ * KC steps of p; row blocks of MC rows. B's KC×NC panel and A's MC×KC block
+ * are copied into the caller's scratch as slivers of NR columns and MR rows,
+ * p-major, zero-padded at the edges, so the micro-kernel reads both with unit
+ * stride whatever the operands' strides are.
+ *
+ * Why every implementation gives the same bits as the one-loop reference:
+ * the micro-kernel keeps one accumulator per C element and runs
+ * acc = fma(a[p], b[p], acc) for p in increasing order over its depth block.
+ * The first depth block starts from C (accumulate) or +0; each later block
+ * starts from the fp32 value the previous block stored to C, which is exactly
+ * the value the unblocked chain holds at that p. Padding rows and columns are
+ * computed but never stored. Edge tiles run the same micro-kernel on a small
+ * MR×NR copy of C in the scratch, so no access leaves the operands.
+ *
+ * Each ISA file includes this header, so the packing loops are compiled (and
+ * vectorised) with that file's ISA flags; the blocking constants below are
+ * shared so that one scratch size serves every implementation.
+ */
+#ifndef ACLNN_EMU_KERNELS_GEMM_BLOCKED_H
+#define ACLNN_EMU_KERNELS_GEMM_BLOCKED_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/gemm/gemm.h"
+
+/* Depth and panel sizes: a KC×NR sliver of B (16 KiB at NR = 16) stays in
+ * L1, the KC×NC panel of B and the MC×KC block of A together (352 KiB) in a
+ * 512 KiB L2. NC and MC are multiples of every NR and MR used. */
+enum {
+    EMU_GEMM_KC = 256,
+    EMU_GEMM_NC = 256,
+    EMU_GEMM_MC = 96,
+    EMU_GEMM_MAX_MR = 12,
+    EMU_GEMM_MAX_NR = 32,
+};
+
+#define EMU_GEMM_SCRATCH_FLOATS                                          \
+    ((size_t)EMU_GEMM_KC * EMU_GEMM_NC + (size_t)EMU_GEMM_MC * EMU_GEMM_KC + \
+     (size_t)EMU_GEMM_MAX_MR * EMU_GEMM_MAX_NR)
+
+/* Runs kc steps of the chain on one MR×NR tile of C (row stride ldc):
+ * a_pack holds kc groups of MR values, b_pack kc groups of NR values.
+ * load_c: start from C; otherwise from +0. */
+typedef void (*emu_gemm_tile_fn)(int64_t kc, const float* a_pack, const float* b_pack, float* c,
+                                 int64_t ldc, int load_c);
+
+/* The ISA entry points (avx2.c, avx512.c); declared here so config.c and the
+ * tests can name them. */
+void emu_f32_gemm__avx2(const emu_sgemm_args* args, void* scratch);
+void emu_f32_gemm__avx512(const emu_sgemm_args* args, void* scratch);
+
+/* Copies rows [0, rows) × depth [0, kc) of A (origin a) into dst as
+ * kc groups of mr values; rows rows..mr-1 are zero. */
+static inline void emu_gemm_pack_a_sliver(float* dst, const float* a, int64_t rs, int64_t cs, int64_t rows,
+                                          int64_t kc, int mr) {
+    if (rows == mr && rs == 1) { /* column-major A (Aᵀ given row-major): mr contiguous values per p */
+        for (int64_t p = 0; p < kc; p++) memcpy(dst + p * mr, a + p * cs, (size_t)mr * sizeof(float));
+        return;
+    }
+    if (rows < mr) memset(dst, 0, (size_t)(kc * mr) * sizeof(float));
+    if (cs == 1) { /* row-major A: each row is contiguous in p */
+        for (int64_t r = 0; r < rows; r++) {
+            const float* row = a + r * rs;
+            for (int64_t p = 0; p < kc; p++) dst[p * mr + r] = row[p];
+        }
+        return;
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        const float* row = a + r * rs;
+        for (int64_t p = 0; p < kc; p++) dst[p * mr + r] = row[p * cs];
+    }
+}
+
+/* Copies depth [0, kc) × columns [0, cols) of B (origin b) into dst as
+ * kc groups of nr values; columns cols..nr-1 are zero. */
+static inline void emu_gemm_pack_b_sliver(float* dst, const float* b, int64_t rs, int64_t cs, int64_t cols,
+                                          int64_t kc, int nr) {
+    if (cols == nr && cs == 1) { /* row-major B: nr contiguous values per p */
+        for (int64_t p = 0; p < kc; p++) memcpy(dst + p * nr, b + p * rs, (size_t)nr * sizeof(float));
+        return;
+    }
+    if (cols < nr) memset(dst, 0, (size_t)(kc * nr) * sizeof(float));
+    for (int64_t j = 0; j < cols; j++) { /* also the column-major (rs == 1) case: reads stay contiguous */
+        const float* col = b + j * cs;
+        for (int64_t p = 0; p < kc; p++) dst[p * nr + j] = col[p * rs];
+    }
+}
+
+/* One tile of C: full tiles go straight to C, edge tiles through a copy. */
+static inline void emu_gemm_run_tile(emu_gemm_tile_fn tile, int mr, int nr, int64_t kc, const float* a_pack,
+                                     const float* b_pack, float* c, int64_t ldc, int64_t rows, int64_t cols,
+                                     int load_c, float* edge) {
+    if (rows == mr && cols == nr) {
+        tile(kc, a_pack, b_pack, c, ldc, load_c);
+        return;
+    }
+    if (load_c) {
+        for (int64_t r = 0; r < rows; r++) memcpy(edge + r * nr, c + r * ldc, (size_t)cols * sizeof(float));
+    }
+    tile(kc, a_pack, b_pack, edge, nr, load_c);
+    for (int64_t r = 0; r < rows; r++) memcpy(c + r * ldc, edge + r * nr, (size_t)cols * sizeof(float));
+}
+
+/* C = A·B or C += A·B with the given micro-kernel; scratch as gemm.h says. */
+static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_gemm_tile_fn tile, int mr,
+                                    int nr) {
+    const int64_t m = g->m, n = g->n, k = g->k;
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) {
+        if (!g->accumulate) {
+            for (int64_t i = 0; i < m; i++) {
+                float* row = g->c + i * g->c_row_stride;
+                for (int64_t j = 0; j < n; j++) row[j] = 0.0f;
+            }
+        }
+        return;
+    }
+    float* b_pack = (float*)scratch;
+    float* a_pack = b_pack + (size_t)EMU_GEMM_KC * EMU_GEMM_NC;
+    float* edge = a_pack + (size_t)EMU_GEMM_MC * EMU_GEMM_KC;
+
+    for (int64_t jc = 0; jc < n; jc += EMU_GEMM_NC) {
+        const int64_t nc = n - jc < EMU_GEMM_NC ? n - jc : EMU_GEMM_NC;
+        for (int64_t pc = 0; pc < k; pc += EMU_GEMM_KC) {
+            const int64_t kc = k - pc < EMU_GEMM_KC ? k - pc : EMU_GEMM_KC;
+            const int load_c = pc > 0 || g->accumulate;
+            for (int64_t jr = 0; jr < nc; jr += nr) {
+                const int64_t cols = nc - jr < nr ? nc - jr : nr;
+                emu_gemm_pack_b_sliver(b_pack + jr * kc, g->b + pc * g->b_row_stride + (jc + jr) * g->b_col_stride,
+                                       g->b_row_stride, g->b_col_stride, cols, kc, nr);
+            }
+            for (int64_t ic = 0; ic < m; ic += EMU_GEMM_MC) {
+                const int64_t mc = m - ic < EMU_GEMM_MC ? m - ic : EMU_GEMM_MC;
+                for (int64_t ir = 0; ir < mc; ir += mr) {
+                    const int64_t rows = mc - ir < mr ? mc - ir : mr;
+                    emu_gemm_pack_a_sliver(a_pack + ir * kc,
+                                           g->a + (ic + ir) * g->a_row_stride + pc * g->a_col_stride,
+                                           g->a_row_stride, g->a_col_stride, rows, kc, mr);
+                }
+                for (int64_t jr = 0; jr < nc; jr += nr) {
+                    const int64_t cols = nc - jr < nr ? nc - jr : nr;
+                    for (int64_t ir = 0; ir < mc; ir += mr) {
+                        const int64_t rows = mc - ir < mr ? mc - ir : mr;
+                        emu_gemm_run_tile(tile, mr, nr, kc, a_pack + ir * kc, b_pack + jr * kc,
+                                          g->c + (ic + ir) * g->c_row_stride + jc + jr, g->c_row_stride, rows,
+                                          cols, load_c, edge);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#endif

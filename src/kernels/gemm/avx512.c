@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include "kernels/gemm/blocked.h"
+#include "kernels/gemm/pack_x86.h"
 
 enum { MR = 12, NR = 32 };
 
@@ -19,29 +20,31 @@ enum { MR = 12, NR = 32 };
     } while (0)
 #define ROW_STEP(r)                                           \
     do {                                                      \
-        const __m512 ai = _mm512_set1_ps(a[r]);               \
+        const __m512 ai = _mm512_set1_ps(a[(r) * a_rs + q]);               \
         c##r##0 = _mm512_fmadd_ps(ai, b0, c##r##0);           \
         c##r##1 = _mm512_fmadd_ps(ai, b1, c##r##1);           \
     } while (0)
 #define ROW_STORE(r) \
     (_mm512_storeu_ps(c + (r) * ldc, c##r##0), _mm512_storeu_ps(c + (r) * ldc + 16, c##r##1))
 
-static void tile_12x32(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int load_c) {
+static void tile_12x32(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, float* c,
+                       int64_t ldc, int load_c) {
     ROW_DECL(0); ROW_DECL(1); ROW_DECL(2); ROW_DECL(3); ROW_DECL(4); ROW_DECL(5);
     ROW_DECL(6); ROW_DECL(7); ROW_DECL(8); ROW_DECL(9); ROW_DECL(10); ROW_DECL(11);
     ROW_INIT(0); ROW_INIT(1); ROW_INIT(2); ROW_INIT(3); ROW_INIT(4); ROW_INIT(5);
     ROW_INIT(6); ROW_INIT(7); ROW_INIT(8); ROW_INIT(9); ROW_INIT(10); ROW_INIT(11);
-    for (int64_t p = 0; p < kc; p++) {
+    for (int64_t p = 0, q = 0; p < kc; p++, q += a_cs) {
         const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
         ROW_STEP(0); ROW_STEP(1); ROW_STEP(2); ROW_STEP(3); ROW_STEP(4); ROW_STEP(5);
         ROW_STEP(6); ROW_STEP(7); ROW_STEP(8); ROW_STEP(9); ROW_STEP(10); ROW_STEP(11);
-        a += MR;
         b += NR;
     }
     ROW_STORE(0); ROW_STORE(1); ROW_STORE(2); ROW_STORE(3); ROW_STORE(4); ROW_STORE(5);
     ROW_STORE(6); ROW_STORE(7); ROW_STORE(8); ROW_STORE(9); ROW_STORE(10); ROW_STORE(11);
 }
 
+static void pack_bt(float* dst, const float* b, int64_t cs, int64_t kc) { emu_gemm_pack_bt_x8(dst, b, cs, kc, NR); }
+
 void emu_f32_gemm__avx512(const emu_sgemm_args* args, void* scratch) {
-    emu_gemm_blocked(args, scratch, tile_12x32, MR, NR);
+    emu_gemm_blocked(args, scratch, tile_12x32, pack_bt, MR, NR);
 }

@@ -44,11 +44,17 @@ enum {
     ((size_t)EMU_GEMM_KC * EMU_GEMM_NC + (size_t)EMU_GEMM_MC * EMU_GEMM_KC + \
      (size_t)EMU_GEMM_MAX_MR * EMU_GEMM_MAX_NR)
 
-/* Runs kc steps of the chain on one MR×NR tile of C (row stride ldc):
- * a_pack holds kc groups of MR values, b_pack kc groups of NR values.
- * load_c: start from C; otherwise from +0. */
-typedef void (*emu_gemm_tile_fn)(int64_t kc, const float* a_pack, const float* b_pack, float* c,
-                                 int64_t ldc, int load_c);
+/* Runs kc steps of the chain on one MR×NR tile of C (row stride ldc).
+ * A's element (r, p) is a[r*a_rs + p*a_cs]: a packed sliver (a_rs = 1,
+ * a_cs = MR) or MR full rows of a row-major A read in place (a_cs = 1).
+ * b_pack holds kc groups of NR values. load_c: start from C, else from +0. */
+typedef void (*emu_gemm_tile_fn)(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b_pack,
+                                 float* c, int64_t ldc, int load_c);
+
+/* Optional ISA-specific packing of one full sliver of a B stored column by
+ * column (b_row_stride == 1, i.e. Bᵀ given row-major): same result as
+ * emu_gemm_pack_b_sliver. NULL: the portable loop. */
+typedef void (*emu_gemm_pack_bt_fn)(float* dst, const float* b, int64_t cs, int64_t kc);
 
 /* The ISA entry points (avx2.c, avx512.c); declared here so config.c and the
  * tests can name them. */
@@ -93,23 +99,25 @@ static inline void emu_gemm_pack_b_sliver(float* dst, const float* b, int64_t rs
 }
 
 /* One tile of C: full tiles go straight to C, edge tiles through a copy. */
-static inline void emu_gemm_run_tile(emu_gemm_tile_fn tile, int mr, int nr, int64_t kc, const float* a_pack,
-                                     const float* b_pack, float* c, int64_t ldc, int64_t rows, int64_t cols,
-                                     int load_c, float* edge) {
+static inline void emu_gemm_run_tile(emu_gemm_tile_fn tile, int mr, int nr, int64_t kc, const float* a,
+                                     int64_t a_rs, int64_t a_cs, const float* b_pack, float* c, int64_t ldc,
+                                     int64_t rows, int64_t cols, int load_c, float* edge) {
     if (rows == mr && cols == nr) {
-        tile(kc, a_pack, b_pack, c, ldc, load_c);
+        tile(kc, a, a_rs, a_cs, b_pack, c, ldc, load_c);
         return;
     }
     if (load_c) {
         for (int64_t r = 0; r < rows; r++) memcpy(edge + r * nr, c + r * ldc, (size_t)cols * sizeof(float));
     }
-    tile(kc, a_pack, b_pack, edge, nr, load_c);
+    tile(kc, a, a_rs, a_cs, b_pack, edge, nr, load_c);
     for (int64_t r = 0; r < rows; r++) memcpy(c + r * ldc, edge + r * nr, (size_t)cols * sizeof(float));
 }
 
-/* C = A·B or C += A·B with the given micro-kernel; scratch as gemm.h says. */
-static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_gemm_tile_fn tile, int mr,
-                                    int nr) {
+/* C = A·B or C += A·B with the given micro-kernel; scratch as gemm.h says.
+ * A row-major A (a_col_stride == 1) is read in place, except for the last,
+ * partial sliver of rows; any other A is packed. */
+static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_gemm_tile_fn tile,
+                                    emu_gemm_pack_bt_fn pack_bt, int mr, int nr) {
     const int64_t m = g->m, n = g->n, k = g->k;
     if (m <= 0 || n <= 0) return;
     if (k <= 0) {
@@ -124,6 +132,7 @@ static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_
     float* b_pack = (float*)scratch;
     float* a_pack = b_pack + (size_t)EMU_GEMM_KC * EMU_GEMM_NC;
     float* edge = a_pack + (size_t)EMU_GEMM_MC * EMU_GEMM_KC;
+    const int a_in_place = g->a_col_stride == 1;
 
     for (int64_t jc = 0; jc < n; jc += EMU_GEMM_NC) {
         const int64_t nc = n - jc < EMU_GEMM_NC ? n - jc : EMU_GEMM_NC;
@@ -132,13 +141,18 @@ static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_
             const int load_c = pc > 0 || g->accumulate;
             for (int64_t jr = 0; jr < nc; jr += nr) {
                 const int64_t cols = nc - jr < nr ? nc - jr : nr;
-                emu_gemm_pack_b_sliver(b_pack + jr * kc, g->b + pc * g->b_row_stride + (jc + jr) * g->b_col_stride,
-                                       g->b_row_stride, g->b_col_stride, cols, kc, nr);
+                const float* b = g->b + pc * g->b_row_stride + (jc + jr) * g->b_col_stride;
+                if (pack_bt && cols == nr && g->b_row_stride == 1) {
+                    pack_bt(b_pack + jr * kc, b, g->b_col_stride, kc);
+                } else {
+                    emu_gemm_pack_b_sliver(b_pack + jr * kc, b, g->b_row_stride, g->b_col_stride, cols, kc, nr);
+                }
             }
             for (int64_t ic = 0; ic < m; ic += EMU_GEMM_MC) {
                 const int64_t mc = m - ic < EMU_GEMM_MC ? m - ic : EMU_GEMM_MC;
                 for (int64_t ir = 0; ir < mc; ir += mr) {
                     const int64_t rows = mc - ir < mr ? mc - ir : mr;
+                    if (a_in_place && rows == mr) continue;
                     emu_gemm_pack_a_sliver(a_pack + ir * kc,
                                            g->a + (ic + ir) * g->a_row_stride + pc * g->a_col_stride,
                                            g->a_row_stride, g->a_col_stride, rows, kc, mr);
@@ -147,9 +161,11 @@ static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_
                     const int64_t cols = nc - jr < nr ? nc - jr : nr;
                     for (int64_t ir = 0; ir < mc; ir += mr) {
                         const int64_t rows = mc - ir < mr ? mc - ir : mr;
-                        emu_gemm_run_tile(tile, mr, nr, kc, a_pack + ir * kc, b_pack + jr * kc,
-                                          g->c + (ic + ir) * g->c_row_stride + jc + jr, g->c_row_stride, rows,
-                                          cols, load_c, edge);
+                        const int in_place = a_in_place && rows == mr;
+                        const float* a = in_place ? g->a + (ic + ir) * g->a_row_stride + pc : a_pack + ir * kc;
+                        emu_gemm_run_tile(tile, mr, nr, kc, a, in_place ? g->a_row_stride : 1, in_place ? 1 : mr,
+                                          b_pack + jr * kc, g->c + (ic + ir) * g->c_row_stride + jc + jr,
+                                          g->c_row_stride, rows, cols, load_c, edge);
                     }
                 }
             }

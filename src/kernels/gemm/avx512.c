@@ -12,7 +12,7 @@ enum { MR = 12, NR = 32 };
 #define ROW_DECL(r) __m512 c##r##0, c##r##1
 #define ROW_INIT(r)                                                                          \
     do {                                                                                     \
-        if (load_c) {                                                                        \
+        if (load_c && (r) < rows) {                                                          \
             c##r##0 = _mm512_loadu_ps(c + (r) * ldc), c##r##1 = _mm512_loadu_ps(c + (r) * ldc + 16); \
         } else {                                                                             \
             c##r##0 = _mm512_setzero_ps(), c##r##1 = _mm512_setzero_ps();                    \
@@ -20,15 +20,20 @@ enum { MR = 12, NR = 32 };
     } while (0)
 #define ROW_STEP(r)                                           \
     do {                                                      \
-        const __m512 ai = _mm512_set1_ps(a[(r) * a_rs + q]);               \
+        const __m512 ai = _mm512_set1_ps(row[r][q]);           \
         c##r##0 = _mm512_fmadd_ps(ai, b0, c##r##0);           \
         c##r##1 = _mm512_fmadd_ps(ai, b1, c##r##1);           \
     } while (0)
-#define ROW_STORE(r) \
-    (_mm512_storeu_ps(c + (r) * ldc, c##r##0), _mm512_storeu_ps(c + (r) * ldc + 16, c##r##1))
+#define ROW_STORE(r)                                                                                          \
+    do {                                                                                                      \
+        if ((r) < rows) _mm512_storeu_ps(c + (r) * ldc, c##r##0), _mm512_storeu_ps(c + (r) * ldc + 16, c##r##1); \
+    } while (0)
 
 static void tile_12x32(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, float* c,
-                       int64_t ldc, int load_c) {
+                       int64_t ldc, int rows, int load_c) {
+    /* Rows past `rows` read row 0 again (always there) and are not stored. */
+    const float* row[MR];
+    for (int r = 0; r < MR; r++) row[r] = r < rows ? a + r * a_rs : a;
     ROW_DECL(0); ROW_DECL(1); ROW_DECL(2); ROW_DECL(3); ROW_DECL(4); ROW_DECL(5);
     ROW_DECL(6); ROW_DECL(7); ROW_DECL(8); ROW_DECL(9); ROW_DECL(10); ROW_DECL(11);
     ROW_INIT(0); ROW_INIT(1); ROW_INIT(2); ROW_INIT(3); ROW_INIT(4); ROW_INIT(5);

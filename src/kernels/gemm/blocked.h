@@ -5,17 +5,19 @@
  * Loops (Goto/BLIS order): column panels of NC columns of C; depth blocks of
  * KC steps of p; row blocks of MC rows. B's KC×NC panel and A's MC×KC block
  * are copied into the caller's scratch as slivers of NR columns and MR rows,
- * p-major, zero-padded at the edges, so the micro-kernel reads both with unit
- * stride whatever the operands' strides are.
+ * p-major (B zero-padded to NR columns), so the micro-kernel reads both with
+ * unit stride whatever the operands' strides are. A row-major A needs no
+ * copy: the micro-kernel reads its rows in place.
  *
  * Why every implementation gives the same bits as the one-loop reference:
  * the micro-kernel keeps one accumulator per C element and runs
  * acc = fma(a[p], b[p], acc) for p in increasing order over its depth block.
  * The first depth block starts from C (accumulate) or +0; each later block
  * starts from the fp32 value the previous block stored to C, which is exactly
- * the value the unblocked chain holds at that p. Padding rows and columns are
- * computed but never stored. Edge tiles run the same micro-kernel on a small
- * MR×NR copy of C in the scratch, so no access leaves the operands.
+ * the value the unblocked chain holds at that p. A tile with fewer than MR
+ * rows left computes its missing rows on a copy of its first row and never
+ * stores them; one with fewer than NR columns runs on an MR×NR copy of C in
+ * the scratch. So no access leaves the operands.
  *
  * Each ISA file includes this header, so the packing loops are compiled (and
  * vectorised) with that file's ISA flags; the blocking constants below are
@@ -44,12 +46,14 @@ enum {
     ((size_t)EMU_GEMM_KC * EMU_GEMM_NC + (size_t)EMU_GEMM_MC * EMU_GEMM_KC + \
      (size_t)EMU_GEMM_MAX_MR * EMU_GEMM_MAX_NR)
 
-/* Runs kc steps of the chain on one MR×NR tile of C (row stride ldc).
- * A's element (r, p) is a[r*a_rs + p*a_cs]: a packed sliver (a_rs = 1,
- * a_cs = MR) or MR full rows of a row-major A read in place (a_cs = 1).
+/* Runs kc steps of the chain on rows [0, rows) (1 <= rows <= MR) of one
+ * MR×NR tile of C (row stride ldc); rows of A and C past `rows` are neither
+ * read nor written (their accumulators run on a copy of row 0 and are
+ * dropped). A's element (r, p) is a[r*a_rs + p*a_cs]: a packed sliver
+ * (a_rs = 1, a_cs = MR) or rows of a row-major A read in place (a_cs = 1).
  * b_pack holds kc groups of NR values. load_c: start from C, else from +0. */
 typedef void (*emu_gemm_tile_fn)(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b_pack,
-                                 float* c, int64_t ldc, int load_c);
+                                 float* c, int64_t ldc, int rows, int load_c);
 
 /* Optional ISA-specific packing of one full sliver of a B stored column by
  * column (b_row_stride == 1, i.e. Bᵀ given row-major): same result as
@@ -62,19 +66,12 @@ void emu_f32_gemm__avx2(const emu_sgemm_args* args, void* scratch);
 void emu_f32_gemm__avx512(const emu_sgemm_args* args, void* scratch);
 
 /* Copies rows [0, rows) × depth [0, kc) of A (origin a) into dst as
- * kc groups of mr values; rows rows..mr-1 are zero. */
+ * kc groups of mr values; the places of rows rows..mr-1 are left as they
+ * are (the micro-kernel never reads them). */
 static inline void emu_gemm_pack_a_sliver(float* dst, const float* a, int64_t rs, int64_t cs, int64_t rows,
                                           int64_t kc, int mr) {
     if (rows == mr && rs == 1) { /* column-major A (Aᵀ given row-major): mr contiguous values per p */
         for (int64_t p = 0; p < kc; p++) memcpy(dst + p * mr, a + p * cs, (size_t)mr * sizeof(float));
-        return;
-    }
-    if (rows < mr) memset(dst, 0, (size_t)(kc * mr) * sizeof(float));
-    if (cs == 1) { /* row-major A: each row is contiguous in p */
-        for (int64_t r = 0; r < rows; r++) {
-            const float* row = a + r * rs;
-            for (int64_t p = 0; p < kc; p++) dst[p * mr + r] = row[p];
-        }
         return;
     }
     for (int64_t r = 0; r < rows; r++) {
@@ -98,24 +95,24 @@ static inline void emu_gemm_pack_b_sliver(float* dst, const float* b, int64_t rs
     }
 }
 
-/* One tile of C: full tiles go straight to C, edge tiles through a copy. */
-static inline void emu_gemm_run_tile(emu_gemm_tile_fn tile, int mr, int nr, int64_t kc, const float* a,
-                                     int64_t a_rs, int64_t a_cs, const float* b_pack, float* c, int64_t ldc,
-                                     int64_t rows, int64_t cols, int load_c, float* edge) {
-    if (rows == mr && cols == nr) {
-        tile(kc, a, a_rs, a_cs, b_pack, c, ldc, load_c);
+/* One tile of C: tiles with all NR columns go straight to C, narrower
+ * ones through an NR-wide copy. */
+static inline void emu_gemm_run_tile(emu_gemm_tile_fn tile, int nr, int64_t kc, const float* a, int64_t a_rs,
+                                     int64_t a_cs, const float* b_pack, float* c, int64_t ldc, int64_t rows,
+                                     int64_t cols, int load_c, float* edge) {
+    if (cols == nr) {
+        tile(kc, a, a_rs, a_cs, b_pack, c, ldc, (int)rows, load_c);
         return;
     }
     if (load_c) {
         for (int64_t r = 0; r < rows; r++) memcpy(edge + r * nr, c + r * ldc, (size_t)cols * sizeof(float));
     }
-    tile(kc, a, a_rs, a_cs, b_pack, edge, nr, load_c);
+    tile(kc, a, a_rs, a_cs, b_pack, edge, nr, (int)rows, load_c);
     for (int64_t r = 0; r < rows; r++) memcpy(c + r * ldc, edge + r * nr, (size_t)cols * sizeof(float));
 }
 
 /* C = A·B or C += A·B with the given micro-kernel; scratch as gemm.h says.
- * A row-major A (a_col_stride == 1) is read in place, except for the last,
- * partial sliver of rows; any other A is packed. */
+ * A row-major A (a_col_stride == 1) is read in place; any other A is packed. */
 static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_gemm_tile_fn tile,
                                     emu_gemm_pack_bt_fn pack_bt, int mr, int nr) {
     const int64_t m = g->m, n = g->n, k = g->k;
@@ -150,9 +147,8 @@ static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_
             }
             for (int64_t ic = 0; ic < m; ic += EMU_GEMM_MC) {
                 const int64_t mc = m - ic < EMU_GEMM_MC ? m - ic : EMU_GEMM_MC;
-                for (int64_t ir = 0; ir < mc; ir += mr) {
+                for (int64_t ir = 0; ir < mc && !a_in_place; ir += mr) {
                     const int64_t rows = mc - ir < mr ? mc - ir : mr;
-                    if (a_in_place && rows == mr) continue;
                     emu_gemm_pack_a_sliver(a_pack + ir * kc,
                                            g->a + (ic + ir) * g->a_row_stride + pc * g->a_col_stride,
                                            g->a_row_stride, g->a_col_stride, rows, kc, mr);
@@ -161,9 +157,8 @@ static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_
                     const int64_t cols = nc - jr < nr ? nc - jr : nr;
                     for (int64_t ir = 0; ir < mc; ir += mr) {
                         const int64_t rows = mc - ir < mr ? mc - ir : mr;
-                        const int in_place = a_in_place && rows == mr;
-                        const float* a = in_place ? g->a + (ic + ir) * g->a_row_stride + pc : a_pack + ir * kc;
-                        emu_gemm_run_tile(tile, mr, nr, kc, a, in_place ? g->a_row_stride : 1, in_place ? 1 : mr,
+                        const float* a = a_in_place ? g->a + (ic + ir) * g->a_row_stride + pc : a_pack + ir * kc;
+                        emu_gemm_run_tile(tile, nr, kc, a, a_in_place ? g->a_row_stride : 1, a_in_place ? 1 : mr,
                                           b_pack + jr * kc, g->c + (ic + ir) * g->c_row_stride + jc + jr,
                                           g->c_row_stride, rows, cols, load_c, edge);
                     }

@@ -9,16 +9,16 @@
 enum { MR = 4, NR = 4 };
 
 static void tile_4x4(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, float* c, int64_t ldc,
-                     int load_c) {
+                     int rows, int load_c) {
     float acc[MR][NR];
-    for (int r = 0; r < MR; r++)
+    for (int r = 0; r < rows; r++)
         for (int j = 0; j < NR; j++) acc[r][j] = load_c ? c[r * ldc + j] : 0.0f;
     for (int64_t p = 0, q = 0; p < kc; p++, q += a_cs) {
-        for (int r = 0; r < MR; r++)
+        for (int r = 0; r < rows; r++)
             for (int j = 0; j < NR; j++) acc[r][j] = fmaf(a[r * a_rs + q], b[j], acc[r][j]);
         b += NR;
     }
-    for (int r = 0; r < MR; r++)
+    for (int r = 0; r < rows; r++)
         for (int j = 0; j < NR; j++) c[r * ldc + j] = acc[r][j];
 }
 

@@ -6,8 +6,9 @@
  * KC steps of p; row blocks of MC rows. B's KC×NC panel and A's MC×KC block
  * are copied into the caller's scratch as slivers of NR columns and MR rows,
  * p-major (B zero-padded to NR columns), so the micro-kernel reads both with
- * unit stride whatever the operands' strides are. A row-major A needs no
- * copy: the micro-kernel reads its rows in place.
+ * unit stride whatever the operands' strides are. A row-major A or Aᵀ needs
+ * no copy: the micro-kernel reads it in place (B must be packed: its rows
+ * are NR-wide vector loads, and a strided in-place B thrashes L1).
  *
  * Why every implementation gives the same bits as the one-loop reference:
  * the micro-kernel keeps one accumulator per C element and runs
@@ -112,7 +113,8 @@ static inline void emu_gemm_run_tile(emu_gemm_tile_fn tile, int nr, int64_t kc, 
 }
 
 /* C = A·B or C += A·B with the given micro-kernel; scratch as gemm.h says.
- * A row-major A (a_col_stride == 1) is read in place; any other A is packed. */
+ * A with unit stride along p or along rows (A or Aᵀ row-major) is read in
+ * place; only other strides are packed. */
 static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_gemm_tile_fn tile,
                                     emu_gemm_pack_bt_fn pack_bt, int mr, int nr) {
     const int64_t m = g->m, n = g->n, k = g->k;
@@ -129,7 +131,7 @@ static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_
     float* b_pack = (float*)scratch;
     float* a_pack = b_pack + (size_t)EMU_GEMM_KC * EMU_GEMM_NC;
     float* edge = a_pack + (size_t)EMU_GEMM_MC * EMU_GEMM_KC;
-    const int a_in_place = g->a_col_stride == 1;
+    const int a_in_place = g->a_col_stride == 1 || g->a_row_stride == 1;
 
     for (int64_t jc = 0; jc < n; jc += EMU_GEMM_NC) {
         const int64_t nc = n - jc < EMU_GEMM_NC ? n - jc : EMU_GEMM_NC;
@@ -157,8 +159,10 @@ static inline void emu_gemm_blocked(const emu_sgemm_args* g, void* scratch, emu_
                     const int64_t cols = nc - jr < nr ? nc - jr : nr;
                     for (int64_t ir = 0; ir < mc; ir += mr) {
                         const int64_t rows = mc - ir < mr ? mc - ir : mr;
-                        const float* a = a_in_place ? g->a + (ic + ir) * g->a_row_stride + pc : a_pack + ir * kc;
-                        emu_gemm_run_tile(tile, nr, kc, a, a_in_place ? g->a_row_stride : 1, a_in_place ? 1 : mr,
+                        const float* a = a_in_place ? g->a + (ic + ir) * g->a_row_stride + pc * g->a_col_stride
+                                                    : a_pack + ir * kc;
+                        emu_gemm_run_tile(tile, nr, kc, a, a_in_place ? g->a_row_stride : 1,
+                                          a_in_place ? g->a_col_stride : mr,
                                           b_pack + jr * kc, g->c + (ic + ir) * g->c_row_stride + jc + jr,
                                           g->c_row_stride, rows, cols, load_c, edge);
                     }

@@ -10,7 +10,11 @@
  * determinism contract), else the exit status is 1.
  *
  *   bench_gemm [--threads T] [--reps R] [--min-ms MS] [--isa scalar|avx2|avx512]
- *              [--shapes MxNxK[:nn|nt|tn],...]
+ *              [--quiet-wait S] [--shapes MxNxK[:nn|nt|tn],...]
+ *
+ * The last column is the CPU (in cores) that other processes used, or the
+ * hypervisor stole, while the case ran: figures taken with it well above 0
+ * are not the kernel's.
  *
  * Layouts: nn = A and B row-major; nt = B given as its transpose, row-major
  * (S = Q·Kᵀ with K stored [n][k]); tn = A given as its transpose (dV = Pᵀ·dO).
@@ -28,7 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fma_probe.h"
 #include "kernels/gemm/gemm.h"
@@ -43,7 +49,7 @@ typedef struct {
 
 typedef struct {
     int threads, reps;
-    double min_ms;
+    double min_ms, quiet_wait;
     const char* isa;
     shape shapes[MAX_SHAPES];
     int shape_count;
@@ -76,6 +82,58 @@ static void* xalloc(size_t bytes) {
         exit(2);
     }
     return p;
+}
+
+/* ------------------------------------------------------------------ machine load */
+
+/* CPU time of everything else on the machine: /proc/stat's busy time minus
+ * this process's own, plus the hypervisor's steal time (USER_HZ granularity,
+ * so only meaningful over windows of 100 ms or more). */
+typedef struct {
+    double busy, steal, self, wall;
+    int valid;
+} load_sample;
+
+static load_sample load_now(void) {
+    load_sample s = {0, 0, 0, now_seconds(), 0};
+    FILE* f = fopen("/proc/stat", "r");
+    if (f) {
+        unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal;
+        if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle, &iowait, &irq, &softirq,
+                   &steal) == 8) {
+            const double hz = (double)sysconf(_SC_CLK_TCK);
+            s.busy = (double)(user + nice + sys + irq + softirq) / hz;
+            s.steal = (double)steal / hz;
+            s.valid = 1;
+        }
+        fclose(f);
+    }
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        s.self = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+                 1e-6 * (double)ru.ru_stime.tv_usec;
+    return s;
+}
+
+/* Cores used by other processes, or stolen, between two samples (-1: unknown). */
+static double others_between(load_sample a, load_sample b) {
+    const double wall = b.wall - a.wall;
+    if (!a.valid || !b.valid || wall <= 0) return -1.0;
+    const double o = ((b.busy - a.busy) - (b.self - a.self) + (b.steal - a.steal)) / wall;
+    return o > 0 ? o : 0;
+}
+
+/* Waits (up to max_seconds) for a 250 ms window in which other processes use
+ * under a quarter of a core. */
+static void wait_for_quiet(double max_seconds) {
+    const double start = now_seconds();
+    while (max_seconds > 0) {
+        const load_sample a = load_now();
+        struct timespec nap = {0, 250000000L};
+        nanosleep(&nap, NULL);
+        const double others = others_between(a, load_now());
+        if ((others >= 0 && others < 0.25) || now_seconds() - start >= max_seconds) break;
+    }
 }
 
 /* ------------------------------------------------------------------ one thread's products */
@@ -172,6 +230,8 @@ static void usage(FILE* out) {
             "  --reps R       timed samples per case (default 9)\n"
             "  --min-ms MS    minimum length of one sample (default 30)\n"
             "  --isa NAME     cap the SIMD level: scalar, avx2 or avx512\n"
+            "  --quiet-wait S before each case, wait up to S seconds for other processes to use < 0.25 core\n"
+            "                 (default 10; 0 disables)\n"
             "  --shapes LIST  MxNxK[:nn|nt|tn],... (default %s)\n",
             DEFAULT_SHAPES);
 }
@@ -195,7 +255,7 @@ static int parse_shape(const char* text, shape* s) {
 
 static void parse_options(int argc, char** argv, options* opt) {
     memset(opt, 0, sizeof *opt);
-    opt->threads = 2, opt->reps = 9, opt->min_ms = 30;
+    opt->threads = 2, opt->reps = 9, opt->min_ms = 30, opt->quiet_wait = 10;
     const char* shapes = DEFAULT_SHAPES;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
@@ -212,6 +272,7 @@ static void parse_options(int argc, char** argv, options* opt) {
         else if (!strcmp(a, "--reps")) opt->reps = atoi(v);
         else if (!strcmp(a, "--min-ms")) opt->min_ms = atof(v);
         else if (!strcmp(a, "--isa")) opt->isa = v;
+        else if (!strcmp(a, "--quiet-wait")) opt->quiet_wait = atof(v);
         else if (!strcmp(a, "--shapes")) shapes = v;
         else {
             usage(stderr);
@@ -253,8 +314,8 @@ int main(int argc, char** argv) {
     printf("GFLOP/s: median (best); %% of the fp32 FMA peak probed just before the case\n");
     char label[16];
     snprintf(label, sizeof label, "%dT", T);
-    printf("%-16s %-3s | %8s %8s %6s %6s | %8s %8s %6s %6s\n", "m x n x k", "lay", "1T", "best", "peak", "%", label,
-           "best", "peak", "%");
+    printf("%-16s %-3s | %8s %8s %6s %6s | %8s %8s %6s %6s | %6s\n", "m x n x k", "lay", "1T", "best", "peak", "%",
+           label, "best", "peak", "%", "others");
     int failures = 0;
     for (int si = 0; si < opt.shape_count; si++) {
         const shape* s = &opt.shapes[si];
@@ -266,6 +327,8 @@ int main(int argc, char** argv) {
         double t1 = timed(ws, 1);
         long count = (long)(opt.min_ms * 1e-3 / (t1 > 1e-7 ? t1 : 1e-7)) + 1;
         for (int t = 0; t < T; t++) ws[t].count = count;
+        wait_for_quiet(opt.quiet_wait);
+        const load_sample before = load_now();
         const double peak1 = fma_probe_gflops(1, 0.05, 3);
         double best1, bestT = 0, medT = 0, peakT = 0;
         const double med1 = measure(ws, 1, &opt, s, &best1);
@@ -273,10 +336,11 @@ int main(int argc, char** argv) {
             peakT = fma_probe_gflops(T, 0.05, 3);
             medT = measure(ws, T, &opt, s, &bestT);
         }
+        const double others = others_between(before, load_now());
         char name[48];
         snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)s->m, (long long)s->n, (long long)s->k);
-        printf("%-16s %-3s | %8.1f %8.1f %6.1f %5.0f%% | %8.1f %8.1f %6.1f %5.0f%%%s\n", name, s->layout, med1, best1,
-               peak1, 100.0 * med1 / peak1, medT, bestT, peakT, peakT > 0 ? 100.0 * medT / peakT : 0.0,
+        printf("%-16s %-3s | %8.1f %8.1f %6.1f %5.0f%% | %8.1f %8.1f %6.1f %5.0f%% | %6.2f%s\n", name, s->layout, med1,
+               best1, peak1, 100.0 * med1 / peak1, medT, bestT, peakT, peakT > 0 ? 100.0 * medT / peakT : 0.0, others,
                bad ? "  BITS DIFFER FROM THE FMA CHAIN" : "");
         fflush(stdout);
         for (int t = 0; t < T; t++) worker_free(&ws[t]);

@@ -68,13 +68,10 @@ void emu_f32_gemm__avx512(const emu_sgemm_args* args, void* scratch);
 
 /* Copies rows [0, rows) × depth [0, kc) of A (origin a) into dst as
  * kc groups of mr values; the places of rows rows..mr-1 are left as they
- * are (the micro-kernel never reads them). */
+ * are (the micro-kernel never reads them). Only for A with no unit stride
+ * (the others are read in place), so one plain loop serves. */
 static inline void emu_gemm_pack_a_sliver(float* dst, const float* a, int64_t rs, int64_t cs, int64_t rows,
                                           int64_t kc, int mr) {
-    if (rows == mr && rs == 1) { /* column-major A (Aᵀ given row-major): mr contiguous values per p */
-        for (int64_t p = 0; p < kc; p++) memcpy(dst + p * mr, a + p * cs, (size_t)mr * sizeof(float));
-        return;
-    }
     for (int64_t r = 0; r < rows; r++) {
         const float* row = a + r * rs;
         for (int64_t p = 0; p < kc; p++) dst[p * mr + r] = row[p * cs];

@@ -9,6 +9,8 @@
  *     or past emu_sgemm_scratch_bytes() of the scratch;
  *   - a product split along k into two calls gives the same bits;
  *   - within the fma-chain error bound of a double-precision reference.
+ * On x86 the AVX-512 source also runs with its vector intrinsics emulated
+ * lane by lane (avx512_emulation.h), whatever this CPU has.
  * Each group prints one line; the last line is "N passed, M failed" and the
  * exit code is 1 if anything failed.
  */
@@ -64,6 +66,10 @@ static void* xmalloc(size_t bytes) {
     }
     return p;
 }
+
+#if defined(EMU_TEST_AVX512_EMULATED)
+void emu_f32_gemm__avx512_emulated(const emu_sgemm_args* args, void* scratch);
+#endif
 
 /* ---------- the contract, written independently of the kernels ---------- */
 
@@ -205,6 +211,8 @@ static void report(const emu_gemm_kernels* kern, const char* group, const tally*
 
 /* ---------- groups ---------- */
 
+static void test_kernel(const emu_gemm_kernels* kern, void* scratch, size_t bytes);
+
 static void test_tile_edges(const emu_gemm_kernels* kern, void* scratch, size_t bytes) {
     tally t = {0};
     for (int64_t m = 1; m <= 26; m++)
@@ -312,6 +320,17 @@ static void test_exact_integers(const emu_gemm_kernels* kern, void* scratch) {
     free(a), free(b), free(c);
 }
 
+static void test_kernel(const emu_gemm_kernels* kern, void* scratch, size_t bytes) {
+    test_tile_edges(kern, scratch, bytes);
+    test_layouts(kern, scratch, bytes);
+    test_depths(kern, scratch, bytes);
+    test_floyd_shapes(kern, scratch, bytes);
+    test_random(kern, scratch, bytes);
+    test_k_split(kern, scratch);
+    test_empty_depth(kern, scratch);
+    test_exact_integers(kern, scratch);
+}
+
 int main(void) {
     const size_t bytes = emu_sgemm_scratch_bytes();
     check(bytes >= 64 && bytes < ((size_t)64 << 20), "scratch bytes %zu (any shape)", bytes);
@@ -329,17 +348,13 @@ int main(void) {
         check(kern != NULL && kern->sgemm != NULL && kern->name != NULL &&
                   (level == EMU_ISA_SCALAR || kern != seen[level - 1]),
               "isa %s selects %s", emu_isa_name((emu_isa)level), kern && kern->name ? kern->name : "(null)");
-        if (!kern || !kern->sgemm) continue;
-        test_tile_edges(kern, scratch, bytes);
-        test_layouts(kern, scratch, bytes);
-        test_depths(kern, scratch, bytes);
-        test_floyd_shapes(kern, scratch, bytes);
-        test_random(kern, scratch, bytes);
-        test_k_split(kern, scratch);
-        test_empty_depth(kern, scratch);
-        test_exact_integers(kern, scratch);
+        if (kern && kern->sgemm) test_kernel(kern, scratch, bytes);
     }
     emu_isa_set_cap(saved);
+#if defined(EMU_TEST_AVX512_EMULATED)
+    const emu_gemm_kernels emulated = {emu_f32_gemm__avx512_emulated, "f32_gemm__avx512_12x32 (lanes emulated)"};
+    test_kernel(&emulated, scratch, bytes);
+#endif
     free(scratch);
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -259,7 +259,7 @@ static void test_floyd_shapes(const emu_gemm_kernels* kern, void* scratch, size_
 static void test_random(const emu_gemm_kernels* kern, void* scratch, size_t bytes) {
     tally t = {0};
     for (int r = 0; r < 60; r++) {
-        const int64_t m = rnd_int(1, 140), n = rnd_int(1, 140), k = rnd_int(0, 300);
+        const int64_t m = rnd_int(1, 100), n = rnd_int(1, 100), k = rnd_int(0, 270);
         run_case(kern, scratch, bytes, m, n, k, (int)rnd_int(0, 1), (int)rnd_int(0, LAYOUT_COUNT - 1),
                  (int)rnd_int(0, LAYOUT_COUNT - 1), (int)rnd_int(0, 15), &t);
     }

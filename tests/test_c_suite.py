@@ -36,6 +36,7 @@ CTESTS = [
     "moe",
     "sample_moe_token_permute_grad",
     "sample_moe_token_permute",
+    "gemm",
 ]
 
 

@@ -239,6 +239,7 @@ aclnnStatus aclnnMoeTokenPermuteGetWorkspaceSize(const aclTensor *tokens, const 
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
+    emu_executor_name_tensors(planned, NAMES);
     for (int i = 0; i < 4; ++i) {
         emu_executor_bind(planned, i, all[i]);
     }

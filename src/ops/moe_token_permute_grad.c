@@ -177,6 +177,8 @@ aclnnStatus aclnnMoeTokenPermuteGradGetWorkspaceSize(const aclTensor *permutedOu
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
+    static const char *const NAMES[] = {"permutedOutputGrad", "sortedIndices", "out"};
+    emu_executor_name_tensors(planned, NAMES);
     emu_executor_bind(planned, GRAD, permutedOutputGrad);
     emu_executor_bind(planned, INDICES, sortedIndices);
     emu_executor_bind(planned, OUT, out);

@@ -155,6 +155,9 @@ aclDestroyTensor(dy);
 aclDestroyTensor(cos);
 aclDestroyTensor(sin);
 aclDestroyTensor(dxOut);
+// aclnn_emu port: the original never destroys dcosOut and dsinOut (a leak under ASan).
+aclDestroyTensor(dcosOut);
+aclDestroyTensor(dsinOut);
 // 7. 释放device 资源
 aclrtFree(dyDeviceAddr);
 aclrtFree(cosDeviceAddr);

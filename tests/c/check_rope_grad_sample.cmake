@@ -1,8 +1,8 @@
-# Runs the RotaryPositionEmbeddingGrad sample (cmake -DPROGRAM=<path> -P this
-# file) and checks its printed dx exactly: every value of the seed's data is
+# Runs the RotaryPositionEmbeddingGrad sample (cmake -DPROGRAM=<path>
+# [-DEMULATOR=<cross-run command>] -P this file) and checks its printed dx exactly: every value of the seed's data is
 # an integer, so fp32 must reproduce it exactly (cann_facts.md section 4):
 # 128 values, dx[0..3] = 6058, -1406, 14053, -1579, and their sum 479278.
-execute_process(COMMAND "${PROGRAM}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+execute_process(COMMAND ${EMULATOR} "${PROGRAM}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "sample exited with ${rc}:\n${out}")
 endif()

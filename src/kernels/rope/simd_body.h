@@ -21,23 +21,48 @@ static inline void block_fwd(size_t base, size_t off, size_t n, const float* x, 
     for (; j < n; ++j) emu_rope_pair_fwd(x, cos, sin, y, base + j, base + off + j);
 }
 
-static inline void block_grad(size_t base, size_t off, size_t n, const float* dy, const float* x, const float* cos,
-                              const float* sin, float* dx, float* acc_cos, float* acc_sin) {
+/* Columns outermost, rows innermost: cos/sin and the accumulators stay in
+ * registers across the rows; each accumulator still takes rows 0..rows-1 in order. */
+static inline void block_grad(size_t rows, size_t d, size_t base, size_t off, size_t n, const float* dy,
+                              const float* x, const float* cos, const float* sin, float* dx, float* acc_cos,
+                              float* acc_sin) {
     size_t j = 0;
     for (; j + VW <= n; j += VW) {
         const size_t a = base + j, b = a + off;
-        const VEC d1 = V_LOAD(dy + a), d2 = V_LOAD(dy + b);
-        V_STORE(dx + a, V_ADD(V_MUL(V_LOAD(cos + a), d1), V_MUL(V_LOAD(sin + b), d2)));
-        V_STORE(dx + b, V_SUB(V_MUL(V_LOAD(cos + b), d2), V_MUL(V_LOAD(sin + a), d1)));
-        if (x != NULL) {
-            const VEC x1 = V_LOAD(x + a), x2 = V_LOAD(x + b);
-            V_STORE(acc_cos + a, V_ADD(V_LOAD(acc_cos + a), V_MUL(d1, x1)));
-            V_STORE(acc_cos + b, V_ADD(V_LOAD(acc_cos + b), V_MUL(d2, x2)));
-            V_STORE(acc_sin + a, V_SUB(V_LOAD(acc_sin + a), V_MUL(d1, x2)));
-            V_STORE(acc_sin + b, V_ADD(V_LOAD(acc_sin + b), V_MUL(d2, x1)));
+        const VEC c1 = V_LOAD(cos + a), c2 = V_LOAD(cos + b), s1 = V_LOAD(sin + a), s2 = V_LOAD(sin + b);
+        if (x == NULL) {
+            for (size_t r = 0; r < rows; ++r) {
+                const float* g = dy + r * d;
+                const VEC d1 = V_LOAD(g + a), d2 = V_LOAD(g + b);
+                V_STORE(dx + r * d + a, V_ADD(V_MUL(c1, d1), V_MUL(s2, d2)));
+                V_STORE(dx + r * d + b, V_SUB(V_MUL(c2, d2), V_MUL(s1, d1)));
+            }
+            continue;
+        }
+        VEC ac1 = V_LOAD(acc_cos + a), ac2 = V_LOAD(acc_cos + b);
+        VEC as1 = V_LOAD(acc_sin + a), as2 = V_LOAD(acc_sin + b);
+        for (size_t r = 0; r < rows; ++r) {
+            const float *g = dy + r * d, *xr = x + r * d;
+            const VEC d1 = V_LOAD(g + a), d2 = V_LOAD(g + b);
+            const VEC x1 = V_LOAD(xr + a), x2 = V_LOAD(xr + b);
+            V_STORE(dx + r * d + a, V_ADD(V_MUL(c1, d1), V_MUL(s2, d2)));
+            V_STORE(dx + r * d + b, V_SUB(V_MUL(c2, d2), V_MUL(s1, d1)));
+            ac1 = V_ADD(ac1, V_MUL(d1, x1));
+            ac2 = V_ADD(ac2, V_MUL(d2, x2));
+            as1 = V_SUB(as1, V_MUL(d1, x2));
+            as2 = V_ADD(as2, V_MUL(d2, x1));
+        }
+        V_STORE(acc_cos + a, ac1);
+        V_STORE(acc_cos + b, ac2);
+        V_STORE(acc_sin + a, as1);
+        V_STORE(acc_sin + b, as2);
+    }
+    for (; j < n; ++j) {
+        for (size_t r = 0; r < rows; ++r) {
+            emu_rope_pair_grad(dy + r * d, x != NULL ? x + r * d : NULL, cos, sin, dx + r * d, acc_cos, acc_sin,
+                               base + j, base + off + j);
         }
     }
-    for (; j < n; ++j) emu_rope_pair_grad(dy, x, cos, sin, dx, acc_cos, acc_sin, base + j, base + off + j);
 }
 
 void ISA_SUFFIX(emu_f32_rope_half)(size_t rows, size_t d, const float* x, const float* cos, const float* sin,
@@ -74,40 +99,45 @@ void ISA_SUFFIX(emu_f32_rope_interleave_half)(size_t rows, size_t d, const float
 
 void ISA_SUFFIX(emu_f32_rope_half_grad)(size_t rows, size_t d, const float* dy, const float* x, const float* cos,
                                         const float* sin, float* dx, float* acc_cos, float* acc_sin) {
-    for (size_t r = 0; r < rows; ++r) {
-        block_grad(0, d / 2, d / 2, dy + r * d, x != NULL ? x + r * d : NULL, cos, sin, dx + r * d, acc_cos,
-                   acc_sin);
-    }
+    block_grad(rows, d, 0, d / 2, d / 2, dy, x, cos, sin, dx, acc_cos, acc_sin);
 }
 
 void ISA_SUFFIX(emu_f32_rope_quarter_grad)(size_t rows, size_t d, const float* dy, const float* x, const float* cos,
                                            const float* sin, float* dx, float* acc_cos, float* acc_sin) {
     const size_t q = d / 4;
-    for (size_t r = 0; r < rows; ++r) {
-        const float* xr = x != NULL ? x + r * d : NULL;
-        block_grad(0, q, q, dy + r * d, xr, cos, sin, dx + r * d, acc_cos, acc_sin);
-        block_grad(2 * q, q, q, dy + r * d, xr, cos, sin, dx + r * d, acc_cos, acc_sin);
-    }
+    block_grad(rows, d, 0, q, q, dy, x, cos, sin, dx, acc_cos, acc_sin);
+    block_grad(rows, d, 2 * q, q, q, dy, x, cos, sin, dx, acc_cos, acc_sin);
 }
 
 void ISA_SUFFIX(emu_f32_rope_interleave_grad)(size_t rows, size_t d, const float* dy, const float* x,
                                               const float* cos, const float* sin, float* dx, float* acc_cos,
                                               float* acc_sin) {
-    for (size_t r = 0; r < rows; ++r, dy += d, dx += d, x = x != NULL ? x + d : NULL) {
-        size_t e = 0;
-        for (; e + VW <= d; e += VW) {
-            const VEC dv = V_LOAD(dy + e);
+    size_t e = 0;
+    for (; e + VW <= d; e += VW) {
+        const VEC cv = V_LOAD(cos + e), sv = V_LOAD(sin + e);
+        VEC ac = x != NULL ? V_LOAD(acc_cos + e) : cv, as = x != NULL ? V_LOAD(acc_sin + e) : sv;
+        for (size_t r = 0; r < rows; ++r) {
+            const VEC dv = V_LOAD(dy + r * d + e);
             /* (sin[2j+1]dy[2j+1], -(sin[2j]dy[2j])) */
-            const VEC cross = V_XOR(V_SWAP_PAIRS(V_MUL(V_LOAD(sin + e), dv)), V_SIGN_ODD);
-            V_STORE(dx + e, V_ADD(V_MUL(V_LOAD(cos + e), dv), cross));
+            const VEC cross = V_XOR(V_SWAP_PAIRS(V_MUL(sv, dv)), V_SIGN_ODD);
+            V_STORE(dx + r * d + e, V_ADD(V_MUL(cv, dv), cross));
             if (x != NULL) {
-                const VEC xv = V_LOAD(x + e);
+                const VEC xv = V_LOAD(x + r * d + e);
                 const VEC rot = V_XOR(V_SWAP_PAIRS(xv), V_SIGN_EVEN);
-                V_STORE(acc_cos + e, V_ADD(V_LOAD(acc_cos + e), V_MUL(dv, xv)));
-                V_STORE(acc_sin + e, V_ADD(V_LOAD(acc_sin + e), V_MUL(dv, rot)));
+                ac = V_ADD(ac, V_MUL(dv, xv));
+                as = V_ADD(as, V_MUL(dv, rot));
             }
         }
-        for (; e < d; e += 2) emu_rope_pair_grad(dy, x, cos, sin, dx, acc_cos, acc_sin, e, e + 1);
+        if (x != NULL) {
+            V_STORE(acc_cos + e, ac);
+            V_STORE(acc_sin + e, as);
+        }
+    }
+    for (; e < d; e += 2) {
+        for (size_t r = 0; r < rows; ++r) {
+            emu_rope_pair_grad(dy + r * d, x != NULL ? x + r * d : NULL, cos, sin, dx + r * d, acc_cos, acc_sin, e,
+                               e + 1);
+        }
     }
 }
 

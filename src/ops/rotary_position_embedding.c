@@ -12,6 +12,20 @@ static const char *run_nothing(aclOpExecutor *executor, void *workspace)
     return "";
 }
 
+/* An executor with the four tensors bound (x, cos or sin may be NULL when out is empty). */
+static aclOpExecutor *bind_forward(const char *api, const aclTensor *x, const aclTensor *cos, const aclTensor *sin,
+                                   const aclTensor *out)
+{
+    aclOpExecutor *planned = emu_executor_create(api, "aclnnRotaryPositionEmbedding", 3, 1);
+    if (planned != NULL) {
+        emu_executor_bind(planned, EMU_ROPE_SLOT_MAIN, x);
+        emu_executor_bind(planned, EMU_ROPE_SLOT_COS, cos);
+        emu_executor_bind(planned, EMU_ROPE_SLOT_SIN, sin);
+        emu_executor_bind(planned, EMU_ROPE_FWD_SLOT_OUT, out);
+    }
+    return planned;
+}
+
 aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, const aclTensor *cos,
                                                          const aclTensor *sin, int64_t mode, aclTensor *out,
                                                          uint64_t *workspaceSize, aclOpExecutor **executor)
@@ -21,14 +35,10 @@ aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, con
     EMU_TRY(emu_check_not_null(API, "executor", executor));
     EMU_TRY(emu_check_not_null(API, "out", out));
     if (emu_view_is_empty(&out->view)) {
-        aclOpExecutor *planned = emu_executor_create(API, "aclnnRotaryPositionEmbedding", 3, 1);
+        aclOpExecutor *planned = bind_forward(API, x, cos, sin, out);
         if (planned == NULL) {
             return ACLNN_ERR_INNER_CREATE_EXECUTOR;
         }
-        emu_executor_bind(planned, EMU_ROPE_SLOT_MAIN, x);
-        emu_executor_bind(planned, EMU_ROPE_SLOT_COS, cos);
-        emu_executor_bind(planned, EMU_ROPE_SLOT_SIN, sin);
-        emu_executor_bind(planned, EMU_ROPE_FWD_SLOT_OUT, out);
         return emu_executor_publish(planned, run_nothing, 0, workspaceSize, executor);
     }
     EMU_TRY(emu_check_not_null(API, "x", x));
@@ -41,15 +51,10 @@ aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, con
     EMU_TRY(emu_rope_check_dtypes(&args));
     EMU_TRY(emu_rope_check_shapes(&args, mode));
     EMU_TRY(emu_rope_check_memory(&args));
-
-    aclOpExecutor *planned = emu_executor_create(API, "aclnnRotaryPositionEmbedding", 3, 1);
+    aclOpExecutor *planned = bind_forward(API, x, cos, sin, out);
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
-    emu_executor_bind(planned, EMU_ROPE_SLOT_MAIN, x);
-    emu_executor_bind(planned, EMU_ROPE_SLOT_COS, cos);
-    emu_executor_bind(planned, EMU_ROPE_SLOT_SIN, sin);
-    emu_executor_bind(planned, EMU_ROPE_FWD_SLOT_OUT, out);
     return emu_rope_publish(planned, true, mode, false, workspaceSize, executor);
 }
 

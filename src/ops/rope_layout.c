@@ -17,14 +17,17 @@ enum {
     ROPE_MAX_BN = 1000,
     /* fp32 values per scratch row block (accumulators, converted rows): 8 KiB each. */
     ROPE_BLOCK = 2048,
-    /* Elements of dy per parallel chunk, at least. */
-    ROPE_GRAIN = 16384,
+    /* Elements of dy per parallel chunk, at least: long contiguous runs for
+     * the prefetchers, still dozens of chunks on the benchmark shapes. */
+    ROPE_GRAIN = 1 << 18,
     ROPE_WORKSPACE_ALIGN = 64,
     /* Scratch arrays sit ROPE_BLOCK + ROPE_SKEW floats apart, so that their
      * streams differ modulo 4 KiB: equal low address bits make the CPU's
      * memory disambiguation see false store-to-load dependencies (4K
      * aliasing), which tripled the time of the fp16/bf16 gradient. */
     ROPE_SKEW = 48,
+    /* Elements of dy per kernel call (rows x d, at least one row). */
+    ROPE_KERNEL_ELEMS = 1024,
     ROPE_STRIDE = ROPE_BLOCK + ROPE_SKEW,
 };
 
@@ -386,19 +389,24 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
 {
     const rope_plan *plan = ctx->plan;
     const size_t d = (size_t)plan->d;
+    /* The kernels walk columns over all their rows: keep those rows of dy, x
+     * and dx within L1. */
+    const int64_t per = plan->d <= ROPE_KERNEL_ELEMS ? ROPE_KERNEL_ELEMS / plan->d : 1;
     if (plan->dtype == ACL_FLOAT) {
-        const float *in = (const float *)ctx->main + row * plan->d;
-        float *out = (float *)ctx->out + row * plan->d;
-        if (plan->forward) {
-            ctx->fwd((size_t)count, d, in, cos, sin, out);
-        } else {
-            const float *x = ctx->x != NULL ? (const float *)ctx->x + row * plan->d : NULL;
-            ctx->grad((size_t)count, d, in, x, cos, sin, out, acc_cos, acc_sin);
+        for (int64_t r = 0; r < count; r += per) {
+            const int64_t n = count - r < per ? count - r : per;
+            const float *in = (const float *)ctx->main + (row + r) * plan->d;
+            float *out = (float *)ctx->out + (row + r) * plan->d;
+            if (plan->forward) {
+                ctx->fwd((size_t)n, d, in, cos, sin, out);
+            } else {
+                const float *x = ctx->x != NULL ? (const float *)ctx->x + (row + r) * plan->d : NULL;
+                ctx->grad((size_t)n, d, in, x, cos, sin, out, acc_cos, acc_sin);
+            }
         }
         return;
     }
     float *in_w = scratch->buf[SCRATCH_IN], *x_w = scratch->buf[SCRATCH_X], *out_w = scratch->buf[SCRATCH_OUT];
-    const int64_t per = ROPE_BLOCK / plan->d;
     for (int64_t r = 0; r < count; r += per) {
         const int64_t n = count - r < per ? count - r : per;
         const int64_t at = (row + r) * plan->d;
@@ -473,27 +481,30 @@ static void run_reduce_chunk(void *opaque, size_t begin, size_t end)
     }
 }
 
-/* Without reductions: groups [begin, end) of m2 rows that share a cos row. */
+/* Without reductions: dy rows [begin, end), in runs that share a cos row. */
 static void run_rows_chunk(void *opaque, size_t begin, size_t end)
 {
     const rope_ctx *ctx = opaque;
     const rope_plan *p = ctx->plan;
     rope_scratch scratch;
     float *cos_w = scratch.buf[SCRATCH_COS], *sin_w = scratch.buf[SCRATCH_SIN];
-    int64_t g = (int64_t)begin;
-    int64_t i1 = g % p->k1, t = g / p->k1;
+    int64_t row = (int64_t)begin, g = row / p->m2;
+    int64_t b2 = row % p->m2, i1 = g % p->k1, t = g / p->k1;
     int64_t b1 = t % p->m1;
     t /= p->m1;
     int64_t i0 = t % p->k0;
     int64_t cached = -1;
     const float *cos = NULL, *sin = NULL;
-    for (; g < (int64_t)end; ++g) {
+    while (row < (int64_t)end) {
         const int64_t cos_row = i0 * p->k1 + i1;
         if (cos_row != cached) {
             table_rows(ctx, cos_row, 1, cos_w, sin_w, &cos, &sin);
             cached = cos_row;
         }
-        process_rows(ctx, &scratch, g * p->m2, p->m2, cos, sin, NULL, NULL);
+        const int64_t n = p->m2 - b2 < (int64_t)end - row ? p->m2 - b2 : (int64_t)end - row;
+        process_rows(ctx, &scratch, row, n, cos, sin, NULL, NULL);
+        row += n;
+        b2 = 0;
         if (++i1 == p->k1) {
             i1 = 0;
             if (++b1 == p->m1) {
@@ -568,9 +579,8 @@ static const char *run_rope(aclOpExecutor *executor, void *workspace)
         int64_t grain = (ROPE_GRAIN + per_cos * p->d - 1) / (per_cos * p->d);
         emu_parallel_for((size_t)p->cos_rows, (size_t)(grain > 0 ? grain : 1), run_reduce_chunk, &ctx);
     } else {
-        const int64_t groups = p->dy_rows / p->m2;
-        int64_t grain = (ROPE_GRAIN + p->m2 * p->d - 1) / (p->m2 * p->d);
-        emu_parallel_for((size_t)groups, (size_t)(grain > 0 ? grain : 1), run_rows_chunk, &ctx);
+        int64_t grain = (ROPE_GRAIN + p->d - 1) / p->d;
+        emu_parallel_for((size_t)p->dy_rows, (size_t)(grain > 0 ? grain : 1), run_rows_chunk, &ctx);
     }
     return kernel_name(&ctx, kernels);
 }

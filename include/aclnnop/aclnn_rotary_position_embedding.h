@@ -8,8 +8,9 @@
  *  - 2 quarter:         rotate(x) = cat(-x2, x1, -x4, x3) over quarters;
  *  - 3 interleave-half: with x1 = x[..., 0::2], x2 = x[..., 1::2],
  *                       out = cat(x1, x2) * cos + cat(-x2, x1) * sin.
- * Computed in fp32 (each value a sum of two rounded products), stored in
- * the tensors' dtype with round-to-nearest-even. Deterministic.
+ * Computed in fp32 (one rounded product added to the other by a fused
+ * multiply-add), stored in the tensors' dtype with round-to-nearest-even.
+ * Deterministic; the same bits for any thread count and SIMD level.
  * aclnnRotaryPositionEmbeddingGrad is its gradient.
  */
 #ifndef ACLNNOP_ACLNN_ROTARY_POSITION_EMBEDDING_H_

@@ -16,10 +16,11 @@
  *    (x1 = x[..., 0::2], x2 = x[..., 1::2]); dx as in half mode, then
  *    interleaved (dx[..., 0::2] = first half, dx[..., 1::2] = second half);
  *    dcos = sum(dy * cat(x1, x2), dims), dsin = sum(dy * cat(-x2, x1), dims).
- * Computed in fp32 (each value one product or a sum of two rounded
- * products), stored in the tensors' dtype with round-to-nearest-even.
- * dcos/dsin sum in fp32 in a fixed order: results are bit-identical for any
- * thread count and every run (the real operator is deterministic).
+ * Computed in fp32 (dx: one rounded product added to the other by a fused
+ * multiply-add), stored in the tensors' dtype with round-to-nearest-even.
+ * dcos/dsin accumulate dy*x in fp32 with fused multiply-adds in a fixed
+ * order: results are bit-identical for any thread count, SIMD level and run
+ * (the real operator is deterministic).
  *
  * Layouts: dy is BNSD, BSND or SBND (rank 4) or TND (rank 3); cos and sin
  * have dy's rank, and each of their axes but the last is 1 or equal to dy's.

@@ -6,30 +6,32 @@
 #ifndef ACLNN_EMU_KERNELS_ROPE_ALGO_H
 #define ACLNN_EMU_KERNELS_ROPE_ALGO_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "kernels/rope/rope.h"
 
-/* y over the pair (a, b): y[a] = x[a]cos[a] - x[b]sin[a], y[b] = x[b]cos[b] + x[a]sin[b]. */
+/* y over the pair (a, b): y[a] = x[a]cos[a] - x[b]sin[a], y[b] = x[b]cos[b] + x[a]sin[b],
+ * the second product rounded, the first fused with the sum. */
 static inline void emu_rope_pair_fwd(const float* x, const float* cos, const float* sin, float* y, size_t a,
                                      size_t b) {
     const float xa = x[a], xb = x[b];
-    y[a] = xa * cos[a] - xb * sin[a];
-    y[b] = xb * cos[b] + xa * sin[b];
+    y[a] = fmaf(xa, cos[a], -(xb * sin[a]));
+    y[b] = fmaf(xb, cos[b], xa * sin[b]);
 }
 
 /* dx over the pair (a, b) and, when x is given, the cos/sin accumulators. */
 static inline void emu_rope_pair_grad(const float* dy, const float* x, const float* cos, const float* sin, float* dx,
                                       float* acc_cos, float* acc_sin, size_t a, size_t b) {
     const float da = dy[a], db = dy[b];
-    dx[a] = cos[a] * da + sin[b] * db;
-    dx[b] = cos[b] * db - sin[a] * da;
+    dx[a] = fmaf(cos[a], da, sin[b] * db);
+    dx[b] = fmaf(cos[b], db, -(sin[a] * da));
     if (x != NULL) {
         const float xa = x[a], xb = x[b];
-        acc_cos[a] = acc_cos[a] + da * xa;
-        acc_cos[b] = acc_cos[b] + db * xb;
-        acc_sin[a] = acc_sin[a] - da * xb;
-        acc_sin[b] = acc_sin[b] + db * xa;
+        acc_cos[a] = fmaf(da, xa, acc_cos[a]);
+        acc_cos[b] = fmaf(db, xb, acc_cos[b]);
+        acc_sin[a] = fmaf(-da, xb, acc_sin[a]);
+        acc_sin[b] = fmaf(db, xa, acc_sin[b]);
     }
 }
 

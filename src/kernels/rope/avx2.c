@@ -5,8 +5,9 @@
 #define VW 8
 #define V_LOAD _mm256_loadu_ps
 #define V_STORE _mm256_storeu_ps
-#define V_ADD _mm256_add_ps
-#define V_SUB _mm256_sub_ps
+#define V_FMA _mm256_fmadd_ps
+#define V_FMSUB _mm256_fmsub_ps
+#define V_FNMA _mm256_fnmadd_ps
 #define V_MUL _mm256_mul_ps
 #define V_XOR _mm256_xor_ps
 #define V_SWAP_PAIRS(v) _mm256_permute_ps((v), 0xB1)

@@ -5,8 +5,9 @@
 #define VW 16
 #define V_LOAD _mm512_loadu_ps
 #define V_STORE _mm512_storeu_ps
-#define V_ADD _mm512_add_ps
-#define V_SUB _mm512_sub_ps
+#define V_FMA _mm512_fmadd_ps
+#define V_FMSUB _mm512_fmsub_ps
+#define V_FNMA _mm512_fnmadd_ps
 #define V_MUL _mm512_mul_ps
 #define V_XOR _mm512_xor_ps
 #define V_SWAP_PAIRS(v) _mm512_permute_ps((v), 0xB1)

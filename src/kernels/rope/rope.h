@@ -17,10 +17,11 @@
  * (mode 3: x replaced by xd in the accumulations; dx[2j] = t[j],
  *  dx[2j+1] = t[j + d/2] where t is the half-mode dx.)
  *
- * Arithmetic: every value is one IEEE fp32 product or a sum/difference of
- * two rounded products, evaluated in the same order by every ISA (no
- * contraction into FMA), so scalar, AVX2 and AVX-512 results are
- * bit-identical. Accumulators receive the rows in order 0..rows-1.
+ * Arithmetic: dx and y are fma(p, q, +-(r*s)) (the second product rounded,
+ * the first fused with the sum), accumulators take fma(dy, +-x, acc); every
+ * ISA evaluates exactly these operations (fmaf in the scalar kernels, no
+ * other contraction), so scalar, AVX2 and AVX-512 results are bit-identical.
+ * Accumulators receive the rows in order 0..rows-1.
  *
  * `rows` consecutive rows (row stride d) use the same cos/sin row. d must
  * be even (a multiple of 4 in quarter mode) and at most EMU_ROPE_MAX_D.

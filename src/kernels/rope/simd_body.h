@@ -1,11 +1,12 @@
 /* The SIMD RoPE kernels, written once over a small vector vocabulary that
  * avx2.c and avx512.c define before including this file:
- *   VEC, VW (lanes), V_LOAD, V_STORE, V_ADD, V_SUB, V_MUL, V_XOR,
+ *   VEC, VW (lanes), V_LOAD, V_STORE, V_MUL, V_XOR, V_FMA (a*b + c),
+ *   V_FMSUB (a*b - c), V_FNMA (c - a*b), each fused with one rounding,
  *   V_SWAP_PAIRS (swap lanes 2j and 2j+1), V_SIGN_ODD / V_SIGN_EVEN
  *   (vectors of -0.0f in the odd / even lanes), and ISA_SUFFIX(name).
- * Each body mirrors algo.h's pair helpers operation by operation (a product
- * negated by a sign flip, then added, rounds exactly like a subtraction), so
- * results equal the scalar kernels bit for bit. Tails use those helpers. */
+ * Each body mirrors algo.h's pair helpers operation by operation (fmaf there;
+ * a sign flip is exact, so fma(a, b, -c) equals fmsub(a, b, c)), so results
+ * equal the scalar kernels bit for bit. Tails use those helpers. */
 #include "kernels/rope/algo.h"
 
 /* Half-style pairs (base + j, base + off + j) for j in [0, n). */
@@ -15,8 +16,8 @@ static inline void block_fwd(size_t base, size_t off, size_t n, const float* x, 
     for (; j + VW <= n; j += VW) {
         const size_t a = base + j, b = a + off;
         const VEC x1 = V_LOAD(x + a), x2 = V_LOAD(x + b);
-        V_STORE(y + a, V_SUB(V_MUL(x1, V_LOAD(cos + a)), V_MUL(x2, V_LOAD(sin + a))));
-        V_STORE(y + b, V_ADD(V_MUL(x2, V_LOAD(cos + b)), V_MUL(x1, V_LOAD(sin + b))));
+        V_STORE(y + a, V_FMSUB(x1, V_LOAD(cos + a), V_MUL(x2, V_LOAD(sin + a))));
+        V_STORE(y + b, V_FMA(x2, V_LOAD(cos + b), V_MUL(x1, V_LOAD(sin + b))));
     }
     for (; j < n; ++j) emu_rope_pair_fwd(x, cos, sin, y, base + j, base + off + j);
 }
@@ -34,8 +35,8 @@ static inline void block_grad(size_t rows, size_t d, size_t base, size_t off, si
             for (size_t r = 0; r < rows; ++r) {
                 const float* g = dy + r * d;
                 const VEC d1 = V_LOAD(g + a), d2 = V_LOAD(g + b);
-                V_STORE(dx + r * d + a, V_ADD(V_MUL(c1, d1), V_MUL(s2, d2)));
-                V_STORE(dx + r * d + b, V_SUB(V_MUL(c2, d2), V_MUL(s1, d1)));
+                V_STORE(dx + r * d + a, V_FMA(c1, d1, V_MUL(s2, d2)));
+                V_STORE(dx + r * d + b, V_FMSUB(c2, d2, V_MUL(s1, d1)));
             }
             continue;
         }
@@ -45,12 +46,12 @@ static inline void block_grad(size_t rows, size_t d, size_t base, size_t off, si
             const float *g = dy + r * d, *xr = x + r * d;
             const VEC d1 = V_LOAD(g + a), d2 = V_LOAD(g + b);
             const VEC x1 = V_LOAD(xr + a), x2 = V_LOAD(xr + b);
-            V_STORE(dx + r * d + a, V_ADD(V_MUL(c1, d1), V_MUL(s2, d2)));
-            V_STORE(dx + r * d + b, V_SUB(V_MUL(c2, d2), V_MUL(s1, d1)));
-            ac1 = V_ADD(ac1, V_MUL(d1, x1));
-            ac2 = V_ADD(ac2, V_MUL(d2, x2));
-            as1 = V_SUB(as1, V_MUL(d1, x2));
-            as2 = V_ADD(as2, V_MUL(d2, x1));
+            V_STORE(dx + r * d + a, V_FMA(c1, d1, V_MUL(s2, d2)));
+            V_STORE(dx + r * d + b, V_FMSUB(c2, d2, V_MUL(s1, d1)));
+            ac1 = V_FMA(d1, x1, ac1);
+            ac2 = V_FMA(d2, x2, ac2);
+            as1 = V_FNMA(d1, x2, as1);
+            as2 = V_FMA(d2, x1, as2);
         }
         V_STORE(acc_cos + a, ac1);
         V_STORE(acc_cos + b, ac2);
@@ -86,7 +87,7 @@ void ISA_SUFFIX(emu_f32_rope_interleave)(size_t rows, size_t d, const float* x, 
         for (; e + VW <= d; e += VW) {
             const VEC xv = V_LOAD(x + e);
             const VEC rot = V_XOR(V_SWAP_PAIRS(xv), V_SIGN_EVEN); /* (-x[2j+1], x[2j]) */
-            V_STORE(y + e, V_ADD(V_MUL(xv, V_LOAD(cos + e)), V_MUL(rot, V_LOAD(sin + e))));
+            V_STORE(y + e, V_FMA(xv, V_LOAD(cos + e), V_MUL(rot, V_LOAD(sin + e))));
         }
         for (; e < d; e += 2) emu_rope_pair_fwd(x, cos, sin, y, e, e + 1);
     }
@@ -120,12 +121,12 @@ void ISA_SUFFIX(emu_f32_rope_interleave_grad)(size_t rows, size_t d, const float
             const VEC dv = V_LOAD(dy + r * d + e);
             /* (sin[2j+1]dy[2j+1], -(sin[2j]dy[2j])) */
             const VEC cross = V_XOR(V_SWAP_PAIRS(V_MUL(sv, dv)), V_SIGN_ODD);
-            V_STORE(dx + r * d + e, V_ADD(V_MUL(cv, dv), cross));
+            V_STORE(dx + r * d + e, V_FMA(cv, dv, cross));
             if (x != NULL) {
                 const VEC xv = V_LOAD(x + r * d + e);
                 const VEC rot = V_XOR(V_SWAP_PAIRS(xv), V_SIGN_EVEN);
-                ac = V_ADD(ac, V_MUL(dv, xv));
-                as = V_ADD(as, V_MUL(dv, rot));
+                ac = V_FMA(dv, xv, ac);
+                as = V_FMA(dv, rot, as);
             }
         }
         if (x != NULL) {

@@ -360,6 +360,9 @@ typedef struct {
     void *out, *dcos, *dsin;
     emu_rope_fwd_fn fwd;
     emu_rope_grad_fn grad;
+    /* fp16/bf16 kernels with the conversions fused in; NULL: convert around the fp32 kernel. */
+    emu_rope_fwd_h_fn fwd_h;
+    emu_rope_grad_h_fn grad_h;
     const emu_convert_kernels *convert;
 } rope_ctx;
 
@@ -402,6 +405,20 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
             } else {
                 const float *x = ctx->x != NULL ? (const float *)ctx->x + (row + r) * plan->d : NULL;
                 ctx->grad((size_t)n, d, in, x, cos, sin, out, acc_cos, acc_sin);
+            }
+        }
+        return;
+    }
+    if (ctx->fwd_h != NULL || ctx->grad_h != NULL) {
+        for (int64_t r = 0; r < count; r += per) {
+            const int64_t n = count - r < per ? count - r : per;
+            const uint16_t *in = (const uint16_t *)ctx->main + (row + r) * plan->d;
+            uint16_t *out = (uint16_t *)ctx->out + (row + r) * plan->d;
+            if (plan->forward) {
+                ctx->fwd_h((size_t)n, d, in, cos, sin, out);
+            } else {
+                const uint16_t *x = ctx->x != NULL ? (const uint16_t *)ctx->x + (row + r) * plan->d : NULL;
+                ctx->grad_h((size_t)n, d, in, x, cos, sin, out, acc_cos, acc_sin);
             }
         }
         return;
@@ -525,6 +542,10 @@ static const char *kernel_name(const rope_ctx *ctx, const emu_rope_kernels *kern
     if (p->dtype == ACL_FLOAT) {
         return base;
     }
+    const int h = p->dtype == ACL_BF16;
+    if (ctx->fwd_h != NULL || ctx->grad_h != NULL) {
+        return p->forward ? kernels->fwd_h_name[h][p->mode] : kernels->grad_h_name[h][p->mode];
+    }
     snprintf(name, sizeof name, "%s+%s_convert__%s", base, p->dtype == ACL_BF16 ? "bf16" : "f16",
              ctx->convert->isa_name);
     return name;
@@ -553,6 +574,11 @@ static const char *run_rope(aclOpExecutor *executor, void *workspace)
     ctx.main = inputs[EMU_ROPE_SLOT_MAIN];
     ctx.cos = inputs[EMU_ROPE_SLOT_COS];
     ctx.sin = inputs[EMU_ROPE_SLOT_SIN];
+    if (p->dtype != ACL_FLOAT) {
+        const int h = p->dtype == ACL_BF16;
+        ctx.fwd_h = p->forward ? kernels->fwd_h[h][p->mode] : NULL;
+        ctx.grad_h = p->forward ? NULL : kernels->grad_h[h][p->mode];
+    }
     if (p->forward) {
         ctx.out = emu_view_origin(&executor->tensors[EMU_ROPE_FWD_SLOT_OUT]);
         ctx.fwd = kernels->fwd[p->mode];

@@ -1,22 +1,38 @@
 #include "kernels/rope/rope.h"
 
-#define EMU_ROPE_TABLE(isa)                                                                                    \
-    {                                                                                                          \
-        {emu_f32_rope_half__##isa, emu_f32_rope_interleave__##isa, emu_f32_rope_quarter__##isa,                \
-         emu_f32_rope_interleave_half__##isa},                                                                 \
+/* The fp32 entries (the first four fields). */
+#define EMU_ROPE_F32(isa)                                                                                      \
+    {emu_f32_rope_half__##isa, emu_f32_rope_interleave__##isa, emu_f32_rope_quarter__##isa,                    \
+     emu_f32_rope_interleave_half__##isa},                                                                     \
         {emu_f32_rope_half_grad__##isa, emu_f32_rope_interleave_grad__##isa, emu_f32_rope_quarter_grad__##isa, \
          emu_f32_rope_interleave_half_grad__##isa},                                                            \
         {"f32_rope_half__" #isa, "f32_rope_interleave__" #isa, "f32_rope_quarter__" #isa,                      \
          "f32_rope_interleave_half__" #isa},                                                                   \
         {"f32_rope_half_grad__" #isa, "f32_rope_interleave_grad__" #isa, "f32_rope_quarter_grad__" #isa,       \
-         "f32_rope_interleave_half_grad__" #isa},                                                              \
-    }
+         "f32_rope_interleave_half_grad__" #isa}
 
-static const emu_rope_kernels k_scalar = EMU_ROPE_TABLE(scalar);
+/* fp16/bf16 entries of modes 0-2 (interleave-half goes through kernels/convert). */
+#define EMU_ROPE_H_FWD(t, isa) \
+    {emu_##t##_rope_half__##isa, emu_##t##_rope_interleave__##isa, emu_##t##_rope_quarter__##isa, NULL}
+#define EMU_ROPE_H_GRAD(t, isa)                                                                                  \
+    {emu_##t##_rope_half_grad__##isa, emu_##t##_rope_interleave_grad__##isa, emu_##t##_rope_quarter_grad__##isa, \
+     NULL}
+#define EMU_ROPE_H_NAMES(t, isa, suffix)                                                                      \
+    {#t "_rope_half" suffix "__" #isa, #t "_rope_interleave" suffix "__" #isa, #t "_rope_quarter" suffix "__" \
+     #isa, NULL}
+
+static const emu_rope_kernels k_scalar = {EMU_ROPE_F32(scalar), {{NULL}}, {{NULL}}, {{NULL}}, {{NULL}}};
 
 #if defined(EMU_HAVE_X86_KERNELS)
-static const emu_rope_kernels k_avx2 = EMU_ROPE_TABLE(avx2);
-static const emu_rope_kernels k_avx512 = EMU_ROPE_TABLE(avx512);
+#define EMU_ROPE_TABLE_H(isa)                                                                                 \
+    {EMU_ROPE_F32(isa),                                                                                       \
+     {EMU_ROPE_H_FWD(f16, isa), EMU_ROPE_H_FWD(bf16, isa)},                                                   \
+     {EMU_ROPE_H_GRAD(f16, isa), EMU_ROPE_H_GRAD(bf16, isa)},                                                 \
+     {EMU_ROPE_H_NAMES(f16, isa, ""), EMU_ROPE_H_NAMES(bf16, isa, "")},                                       \
+     {EMU_ROPE_H_NAMES(f16, isa, "_grad"), EMU_ROPE_H_NAMES(bf16, isa, "_grad")}}
+
+static const emu_rope_kernels k_avx2 = EMU_ROPE_TABLE_H(avx2);
+static const emu_rope_kernels k_avx512 = EMU_ROPE_TABLE_H(avx512);
 #endif
 
 const emu_rope_kernels* emu_rope_select(emu_isa isa) {

@@ -33,6 +33,7 @@
 #define ACLNN_EMU_KERNELS_ROPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernels/isa.h"
 
@@ -47,11 +48,26 @@ typedef void (*emu_rope_fwd_fn)(size_t rows, size_t d, const float* x, const flo
 typedef void (*emu_rope_grad_fn)(size_t rows, size_t d, const float* dy, const float* x, const float* cos,
                                  const float* sin, float* dx, float* acc_cos, float* acc_sin);
 
+/* The same on fp16 (index 0) or bf16 (index 1) rows of dy/x/dx/y, converted
+ * inside the kernel exactly as kernels/convert does; cos, sin and the
+ * accumulators stay fp32. Results equal widening, the fp32 kernel and
+ * narrowing, bit for bit. */
+typedef void (*emu_rope_fwd_h_fn)(size_t rows, size_t d, const uint16_t* x, const float* cos, const float* sin,
+                                  uint16_t* y);
+typedef void (*emu_rope_grad_h_fn)(size_t rows, size_t d, const uint16_t* dy, const uint16_t* x, const float* cos,
+                                   const float* sin, uint16_t* dx, float* acc_cos, float* acc_sin);
+
 typedef struct {
     emu_rope_fwd_fn fwd[EMU_ROPE_MODES];
     emu_rope_grad_fn grad[EMU_ROPE_MODES];
     const char* fwd_name[EMU_ROPE_MODES];  /* e.g. "f32_rope_half__avx2" */
     const char* grad_name[EMU_ROPE_MODES]; /* e.g. "f32_rope_half_grad__avx2" */
+    /* [0] fp16, [1] bf16; NULL where an ISA/mode has none (scalar, interleave-half):
+     * the caller converts through kernels/convert and uses the fp32 kernel. */
+    emu_rope_fwd_h_fn fwd_h[2][EMU_ROPE_MODES];
+    emu_rope_grad_h_fn grad_h[2][EMU_ROPE_MODES];
+    const char* fwd_h_name[2][EMU_ROPE_MODES];
+    const char* grad_h_name[2][EMU_ROPE_MODES];
 } emu_rope_kernels;
 
 /* Best implementation whose level is <= isa (pass emu_isa_active()). Never NULL. */
@@ -72,6 +88,24 @@ const emu_rope_kernels* emu_rope_select(emu_isa isa);
                                           const float*, float*, float*, float*);                           \
     void emu_f32_rope_interleave_half_grad__##isa(size_t, size_t, const float*, const float*, const float*, \
                                                   const float*, float*, float*, float*);
+
+/* fp16/bf16 implementations (t = f16 or bf16) of modes 0-2. */
+#define EMU_ROPE_DECLARE_H(t, isa)                                                                              \
+    void emu_##t##_rope_half__##isa(size_t, size_t, const uint16_t*, const float*, const float*, uint16_t*);    \
+    void emu_##t##_rope_interleave__##isa(size_t, size_t, const uint16_t*, const float*, const float*,         \
+                                          uint16_t*);                                                          \
+    void emu_##t##_rope_quarter__##isa(size_t, size_t, const uint16_t*, const float*, const float*, uint16_t*); \
+    void emu_##t##_rope_half_grad__##isa(size_t, size_t, const uint16_t*, const uint16_t*, const float*,       \
+                                         const float*, uint16_t*, float*, float*);                             \
+    void emu_##t##_rope_interleave_grad__##isa(size_t, size_t, const uint16_t*, const uint16_t*, const float*, \
+                                               const float*, uint16_t*, float*, float*);                       \
+    void emu_##t##_rope_quarter_grad__##isa(size_t, size_t, const uint16_t*, const uint16_t*, const float*,    \
+                                            const float*, uint16_t*, float*, float*);
+
+EMU_ROPE_DECLARE_H(f16, avx2)
+EMU_ROPE_DECLARE_H(bf16, avx2)
+EMU_ROPE_DECLARE_H(f16, avx512)
+EMU_ROPE_DECLARE_H(bf16, avx512)
 
 EMU_ROPE_DECLARE(scalar)
 EMU_ROPE_DECLARE(avx2)

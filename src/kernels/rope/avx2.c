@@ -44,21 +44,24 @@ static inline void bf16_store8(uint16_t* p, __m256 v) {
     _mm_storeu_si128((__m128i*)p, _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
 }
 
+#define H_T uint16_t
 #define H_LOAD f16_load8
 #define H_STORE f16_store8
 #define H_TO_F32 emu_f16_to_f32
 #define H_FROM_F32 emu_f32_to_f16
 #define H_NAME(name) emu_f16_##name##__avx2
-#include "kernels/rope/simd_half_body.h"
+#include "kernels/rope/simd_typed_body.h"
+#undef H_T
 #undef H_LOAD
 #undef H_STORE
 #undef H_TO_F32
 #undef H_FROM_F32
 #undef H_NAME
 
+#define H_T uint16_t
 #define H_LOAD bf16_load8
 #define H_STORE bf16_store8
 #define H_TO_F32 emu_bf16_to_f32
 #define H_FROM_F32 emu_f32_to_bf16
 #define H_NAME(name) emu_bf16_##name##__avx2
-#include "kernels/rope/simd_half_body.h"
+#include "kernels/rope/simd_typed_body.h"

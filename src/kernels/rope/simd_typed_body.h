@@ -1,17 +1,22 @@
-/* The fp16/bf16 RoPE kernels: simd_body.h's algorithms with the dtype
- * conversion fused into the loads of dy/x and the stores of dx/y, so a row
- * passes through the core once. avx2.c and avx512.c include this file once
- * per 16-bit type after defining, besides simd_body.h's vocabulary:
- *   H_LOAD(p)      VW 16-bit values at p widened to fp32 (exact),
- *   H_STORE(p, v)  v rounded to nearest even into VW 16-bit values at p,
- *   H_TO_F32 / H_FROM_F32  the same conversions for one value (convert.h),
+/* The SIMD RoPE kernels of modes 0-2 for one element type, written once:
+ * simd_body.h includes this file for fp32 rows, avx2.c and avx512.c once
+ * more for fp16 and for bf16 rows, with the conversions fused into the
+ * loads of dy/x and the stores of dx/y so that a row passes through the
+ * core once. Besides simd_body.h's vector vocabulary, the includer defines:
+ *   H_T            the element type of dy, x, dx and y (cos, sin and the
+ *                  accumulators are always fp32),
+ *   H_LOAD(p)      VW elements at p as fp32 (exact),
+ *   H_STORE(p, v)  v stored as VW elements at p (round to nearest even),
+ *   H_TO_F32 / H_FROM_F32  the same conversions for one value,
  *   H_NAME(name)   the kernel's name for this type and ISA.
- * The conversions are convert.h's, bit for bit, so results equal widening
- * into fp32, running the fp32 kernel and narrowing (the scalar path). */
+ * The conversions are kernels/convert's, bit for bit, and every operation
+ * mirrors algo.h's pair helpers (fmaf there; a sign flip is exact, so
+ * fma(a, b, -c) equals fmsub(a, b, c)), so results equal the scalar
+ * kernels' widen / compute / narrow bit for bit. Tails use those helpers. */
 
 /* A pair's tail in fp32 through the scalar helper: gather, compute, scatter. */
-static inline void H_NAME(pair_grad_tail)(const uint16_t* dy, const uint16_t* x, const float* cos, const float* sin,
-                                          uint16_t* dx, float* acc_cos, float* acc_sin, size_t a, size_t b) {
+static inline void H_NAME(pair_grad_tail)(const H_T* dy, const H_T* x, const float* cos, const float* sin,
+                                          H_T* dx, float* acc_cos, float* acc_sin, size_t a, size_t b) {
     float g[2] = {H_TO_F32(dy[a]), H_TO_F32(dy[b])}, xv[2] = {0.0f, 0.0f};
     const float c[2] = {cos[a], cos[b]}, s[2] = {sin[a], sin[b]};
     float out[2], ac[2] = {0.0f, 0.0f}, as[2] = {0.0f, 0.0f};
@@ -28,7 +33,7 @@ static inline void H_NAME(pair_grad_tail)(const uint16_t* dy, const uint16_t* x,
     }
 }
 
-static inline void H_NAME(pair_fwd_tail)(const uint16_t* x, const float* cos, const float* sin, uint16_t* y, size_t a,
+static inline void H_NAME(pair_fwd_tail)(const H_T* x, const float* cos, const float* sin, H_T* y, size_t a,
                                          size_t b) {
     const float xv[2] = {H_TO_F32(x[a]), H_TO_F32(x[b])}, c[2] = {cos[a], cos[b]}, s[2] = {sin[a], sin[b]};
     float out[2];
@@ -37,8 +42,8 @@ static inline void H_NAME(pair_fwd_tail)(const uint16_t* x, const float* cos, co
     y[b] = H_FROM_F32(out[1]);
 }
 
-static inline void H_NAME(block_fwd)(size_t rows, size_t d, size_t base, size_t off, size_t n, const uint16_t* x,
-                                     const float* cos, const float* sin, uint16_t* y) {
+static inline void H_NAME(block_fwd)(size_t rows, size_t d, size_t base, size_t off, size_t n, const H_T* x,
+                                     const float* cos, const float* sin, H_T* y) {
     for (size_t r = 0; r < rows; ++r, x += d, y += d) {
         size_t j = 0;
         for (; j + VW <= n; j += VW) {
@@ -51,8 +56,8 @@ static inline void H_NAME(block_fwd)(size_t rows, size_t d, size_t base, size_t 
     }
 }
 
-static inline void H_NAME(block_grad)(size_t rows, size_t d, size_t base, size_t off, size_t n, const uint16_t* dy,
-                                      const uint16_t* x, const float* cos, const float* sin, uint16_t* dx,
+static inline void H_NAME(block_grad)(size_t rows, size_t d, size_t base, size_t off, size_t n, const H_T* dy,
+                                      const H_T* x, const float* cos, const float* sin, H_T* dx,
                                       float* acc_cos, float* acc_sin) {
     size_t j = 0;
     for (; j + VW <= n; j += VW) {
@@ -60,7 +65,7 @@ static inline void H_NAME(block_grad)(size_t rows, size_t d, size_t base, size_t
         const VEC c1 = V_LOAD(cos + a), c2 = V_LOAD(cos + b), s1 = V_LOAD(sin + a), s2 = V_LOAD(sin + b);
         if (x == NULL) {
             for (size_t r = 0; r < rows; ++r) {
-                const uint16_t* g = dy + r * d;
+                const H_T* g = dy + r * d;
                 const VEC d1 = H_LOAD(g + a), d2 = H_LOAD(g + b);
                 H_STORE(dx + r * d + a, V_FMA(c1, d1, V_MUL(s2, d2)));
                 H_STORE(dx + r * d + b, V_FMSUB(c2, d2, V_MUL(s1, d1)));
@@ -70,7 +75,7 @@ static inline void H_NAME(block_grad)(size_t rows, size_t d, size_t base, size_t
         VEC ac1 = V_LOAD(acc_cos + a), ac2 = V_LOAD(acc_cos + b);
         VEC as1 = V_LOAD(acc_sin + a), as2 = V_LOAD(acc_sin + b);
         for (size_t r = 0; r < rows; ++r) {
-            const uint16_t *g = dy + r * d, *xr = x + r * d;
+            const H_T *g = dy + r * d, *xr = x + r * d;
             const VEC d1 = H_LOAD(g + a), d2 = H_LOAD(g + b);
             const VEC x1 = H_LOAD(xr + a), x2 = H_LOAD(xr + b);
             H_STORE(dx + r * d + a, V_FMA(c1, d1, V_MUL(s2, d2)));
@@ -93,18 +98,18 @@ static inline void H_NAME(block_grad)(size_t rows, size_t d, size_t base, size_t
     }
 }
 
-void H_NAME(rope_half)(size_t rows, size_t d, const uint16_t* x, const float* cos, const float* sin, uint16_t* y) {
+void H_NAME(rope_half)(size_t rows, size_t d, const H_T* x, const float* cos, const float* sin, H_T* y) {
     H_NAME(block_fwd)(rows, d, 0, d / 2, d / 2, x, cos, sin, y);
 }
 
-void H_NAME(rope_quarter)(size_t rows, size_t d, const uint16_t* x, const float* cos, const float* sin,
-                          uint16_t* y) {
+void H_NAME(rope_quarter)(size_t rows, size_t d, const H_T* x, const float* cos, const float* sin,
+                          H_T* y) {
     H_NAME(block_fwd)(rows, d, 0, d / 4, d / 4, x, cos, sin, y);
     H_NAME(block_fwd)(rows, d, d / 2, d / 4, d / 4, x, cos, sin, y);
 }
 
-void H_NAME(rope_interleave)(size_t rows, size_t d, const uint16_t* x, const float* cos, const float* sin,
-                             uint16_t* y) {
+void H_NAME(rope_interleave)(size_t rows, size_t d, const H_T* x, const float* cos, const float* sin,
+                             H_T* y) {
     for (size_t r = 0; r < rows; ++r, x += d, y += d) {
         size_t e = 0;
         for (; e + VW <= d; e += VW) {
@@ -116,19 +121,19 @@ void H_NAME(rope_interleave)(size_t rows, size_t d, const uint16_t* x, const flo
     }
 }
 
-void H_NAME(rope_half_grad)(size_t rows, size_t d, const uint16_t* dy, const uint16_t* x, const float* cos,
-                            const float* sin, uint16_t* dx, float* acc_cos, float* acc_sin) {
+void H_NAME(rope_half_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const float* cos,
+                            const float* sin, H_T* dx, float* acc_cos, float* acc_sin) {
     H_NAME(block_grad)(rows, d, 0, d / 2, d / 2, dy, x, cos, sin, dx, acc_cos, acc_sin);
 }
 
-void H_NAME(rope_quarter_grad)(size_t rows, size_t d, const uint16_t* dy, const uint16_t* x, const float* cos,
-                               const float* sin, uint16_t* dx, float* acc_cos, float* acc_sin) {
+void H_NAME(rope_quarter_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const float* cos,
+                               const float* sin, H_T* dx, float* acc_cos, float* acc_sin) {
     H_NAME(block_grad)(rows, d, 0, d / 4, d / 4, dy, x, cos, sin, dx, acc_cos, acc_sin);
     H_NAME(block_grad)(rows, d, d / 2, d / 4, d / 4, dy, x, cos, sin, dx, acc_cos, acc_sin);
 }
 
-void H_NAME(rope_interleave_grad)(size_t rows, size_t d, const uint16_t* dy, const uint16_t* x, const float* cos,
-                                  const float* sin, uint16_t* dx, float* acc_cos, float* acc_sin) {
+void H_NAME(rope_interleave_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const float* cos,
+                                  const float* sin, H_T* dx, float* acc_cos, float* acc_sin) {
     size_t e = 0;
     for (; e + VW <= d; e += VW) {
         const VEC cv = V_LOAD(cos + e), sv = V_LOAD(sin + e);

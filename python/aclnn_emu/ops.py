@@ -26,8 +26,8 @@ from .errors import AclnnError, check, last_error_message
 from .runtime import _settings_hooks, invalidate_plans, stream_handle
 from .tensor import DTYPE_TO_ACL, DeviceTensor, int64_array, normalize_array, wrap_array
 
-__all__ = ["silu", "silu_backward", "invalidate_plans", "release_workspaces", "rotary_position_embedding",
-           "rotary_position_embedding_grad", "rotary_mul", "rotary_mul_backward"]
+__all__ = ["silu", "silu_backward", "invalidate_plans", "release_workspaces"]
+__all__ += ["rotary_position_embedding", "rotary_position_embedding_grad", "rotary_mul", "rotary_mul_backward"]
 
 _NULL = ffi.NULL
 _ND = lib.ACL_FORMAT_ND

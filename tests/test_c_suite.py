@@ -37,6 +37,8 @@ CTESTS = [
     "sample_moe_token_permute_grad",
     "sample_moe_token_permute",
     "gemm",
+    "sample_rotary_position_embedding_grad",
+    "sample_rotary_mul_grad",
 ]
 
 

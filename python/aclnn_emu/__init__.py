@@ -30,6 +30,12 @@ del _rc
 from . import errors, ops, runtime, tensor  # noqa: E402,F401  (need the initialised runtime)
 from .ops import silu, silu_backward  # noqa: E402
 from .ops import moe_token_permute, moe_token_permute_grad  # noqa: E402
+from .ops import (  # noqa: E402
+    rotary_mul,
+    rotary_mul_backward,
+    rotary_position_embedding,
+    rotary_position_embedding_grad,
+)
 from .runtime import (  # noqa: E402
     Event,
     Stream,
@@ -60,6 +66,10 @@ __all__ = [
     "silu_backward",
     "moe_token_permute",
     "moe_token_permute_grad",
+    "rotary_position_embedding",
+    "rotary_position_embedding_grad",
+    "rotary_mul",
+    "rotary_mul_backward",
     "synchronize",
     "set_isa_cap",
     "get_isa",

@@ -27,7 +27,7 @@ from .runtime import _settings_hooks, invalidate_plans, stream_handle
 from .tensor import DTYPE_TO_ACL, DeviceTensor, int64_array, normalize_array, wrap_array
 
 __all__ = ["silu", "silu_backward", "invalidate_plans", "release_workspaces"]
-__all__ += ["moe_token_permute", "moe_token_permute_grad"]
+__all__ += ["moe_token_permute", "moe_token_permute_grad", "rotary_position_embedding", "rotary_position_embedding_grad", "rotary_mul", "rotary_mul_backward"]
 
 _NULL = ffi.NULL
 _ND = lib.ACL_FORMAT_ND
@@ -118,6 +118,11 @@ class _ThreadState(threading.local):
         self.plans_silu_backward = {}
         self.plans_moe_token_permute = {}
         self.plans_moe_token_permute_grad = {}
+        self.plans_rope_fwd_0 = {}
+        self.plans_rope_fwd_1 = {}
+        self.plans_rope_fwd_2 = {}
+        self.plans_rope_fwd_3 = {}
+        self.plans_rope_grad = {}
 
 
 _state = _ThreadState()
@@ -161,6 +166,8 @@ def release_plans():
     _state.plans_silu_backward.clear()
     _state.plans_moe_token_permute.clear()
     _state.plans_moe_token_permute_grad.clear()
+    for name in _ROPE_PLAN_ATTRS:
+        getattr(_state, name).clear()
 
 
 # --------------------------------------------------------------- shape cache
@@ -500,6 +507,186 @@ def silu_backward(grad_output, x, out=None, *, stream=None):
         unsupported or mismatched dtypes and mismatched shapes.
     """
     return _run_cached(_SILU_BACKWARD, (grad_output, x), out, 1, stream)
+
+
+# ---------------------------------------------------------- rotary embedding
+
+_rope_ws = lib.aclnnRotaryPositionEmbeddingGetWorkspaceSize
+_rope_run = lib.aclnnRotaryPositionEmbedding
+_ROPE_NAMES = ("aclnnRotaryPositionEmbeddingGetWorkspaceSize", "aclnnRotaryPositionEmbedding")
+_rope_grad_ws = lib.aclnnRotaryPositionEmbeddingGradGetWorkspaceSize
+_rope_grad_run = lib.aclnnRotaryPositionEmbeddingGrad
+_ROPE_GRAD_NAMES = ("aclnnRotaryPositionEmbeddingGradGetWorkspaceSize", "aclnnRotaryPositionEmbeddingGrad")
+_ROPE_PLAN_ATTRS = ("plans_rope_fwd_0", "plans_rope_fwd_1", "plans_rope_fwd_2", "plans_rope_fwd_3",
+                    "plans_rope_grad")
+
+
+def _rope_forward_op(mode):
+    """The forward with ``mode`` bound (aclnn takes it between sin and out); cached per mode."""
+    def get_ws(x, cos, sin, out, ws, exe):
+        return _rope_ws(x, cos, sin, mode, out, ws, exe)
+
+    attr = "plans_rope_fwd_%d" % mode if mode in (0, 1, 2, 3) else None
+    return _Op(get_ws, _rope_run, _ROPE_NAMES, attr)
+
+
+_ROPE_FORWARD = {m: _rope_forward_op(m) for m in range(4)}
+
+
+def rotary_position_embedding(x, cos, sin, mode=0, out=None, *, stream=None):
+    """Rotary position embedding ``out = x * cos + rotate(x) * sin`` (aclnnRotaryPositionEmbedding).
+
+    Args:
+        x: float32, float16 or bfloat16 array, BNSD/BSND/SBND (4-D) or TND (3-D).
+        cos, sin: arrays of ``x``'s dtype and rank, each axis but the last 1
+            or equal to ``x``'s (the patterns the emulated product accepts).
+        mode: 0 half, 1 interleave, 2 quarter, 3 interleave-half (2 and 3
+            need ``set_soc_name("Ascend950")``).
+        out: optional contiguous array of ``x``'s shape and dtype.
+        stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None.
+
+    Returns:
+        ``out``, or a new array (a DeviceTensor when ``x`` is one).
+
+    Raises:
+        AclnnError: 161002 for dtypes/formats, 561002 for mode, shapes and
+        broadcast patterns (the message names the argument).
+    """
+    mode = operator.index(mode)
+    op = _ROPE_FORWARD.get(mode)
+    if op is None:  # let the library report the mode
+        op = _rope_forward_op(mode)
+        return _general(op.get_ws, op.run, op.names, (x, cos, sin), out, 0, None)
+    return _run_cached(op, (x, cos, sin), out, 0, stream)
+
+
+def _rope_grad_get_ws(mode, has_x):
+    if has_x:
+        def get_ws(dy, cos, sin, x, dx, dcos, dsin, ws, exe):
+            return _rope_grad_ws(dy, cos, sin, x, mode, dx, dcos, dsin, ws, exe)
+    else:
+        def get_ws(dy, cos, sin, dx, dcos, dsin, ws, exe):
+            return _rope_grad_ws(dy, cos, sin, _NULL, mode, dx, dcos, dsin, ws, exe)
+    return get_ws
+
+
+def _rope_grad_general(get_ws, inputs, outputs):
+    """Any numpy views: zero-copy tensors, planned and run once."""
+    owned, keep = [], []
+    try:
+        for a, writable in [(a, False) for a in inputs] + [(a, True) for a in outputs]:
+            h, k = wrap_array(a if writable else normalize_array(np.asarray(a)), writable=writable)
+            owned.append(h)
+            keep.append(k)
+        host_ok = _get_host_ok()
+        if not host_ok:
+            _set_host_ok(1)
+        try:
+            _execute(get_ws, _rope_grad_run, _ROPE_GRAD_NAMES, owned, _NULL, False)
+        finally:
+            if not host_ok:
+                _set_host_ok(0)
+    finally:
+        for h in owned:
+            _destroy(h)
+
+
+def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
+    """Gradient of :func:`rotary_position_embedding` (aclnnRotaryPositionEmbeddingGrad).
+
+    Args:
+        dy: gradient of the forward output; float32, float16 or bfloat16,
+            BNSD/BSND/SBND (4-D) or TND (3-D); any strides.
+        cos, sin: the forward's cos and sin (any strides).
+        x: the forward input, or None to skip the gradients of cos and sin.
+        mode: 0 half, 1 interleave, 2 quarter, 3 interleave-half (2 and 3
+            need ``set_soc_name("Ascend950")``).
+
+    Returns:
+        ``(dx, dcos, dsin)``: new arrays shaped like dy, cos and sin;
+        ``dcos`` and ``dsin`` are None when ``x`` is None. dcos/dsin are sums
+        over the broadcast axes in a fixed order (bit-identical for any
+        thread count).
+
+    Raises:
+        AclnnError: with the C code and message (161001, 161002, 561002).
+    """
+    mode = operator.index(mode)
+    arrays = [np.asarray(a) for a in ((dy, cos, sin) if x is None else (dy, cos, sin, x))]
+    for a in arrays:
+        if a.dtype not in DTYPE_TO_ACL:
+            raise TypeError("aclnn_emu has no aclDataType for numpy dtype %s" % a.dtype)
+    has_x = x is not None
+    d, c = arrays[0], arrays[1]
+    dx = _empty(d.shape, d.dtype)
+    if has_x:
+        dcos, dsin = _empty(c.shape, c.dtype), _empty(arrays[2].shape, arrays[2].dtype)
+    else:  # not computed: empty tensors, as in CANN's sample
+        dcos = dsin = _empty((0,), d.dtype)
+    outputs = [dx, dcos, dsin]
+    get_ws = _rope_grad_get_ws(mode, has_x)
+    fast = PLAN_CACHE and ZERO_COPY and mode in (0, 1, 2, 3) and all(
+        type(a) is _ndarray and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative for a in arrays)
+    if not fast:
+        _rope_grad_general(get_ws, arrays, outputs)
+        return (dx, dcos, dsin) if has_x else (dx, None, None)
+    tensors = arrays + outputs
+    codes = [_codes_get(a.dtype) for a in tensors]
+    shapes = [a.shape for a in tensors]
+    buffers = [_from_buffer(a) for a in arrays] + [_from_buffer(a, require_writable=True) for a in outputs]
+    key = (mode, has_x, *shapes, *codes, _gen)
+    plans = _state.plans_rope_grad
+    plan = plans.get(key)
+    if plan is None:
+        plan = _make_plan(get_ws, _ROPE_GRAD_NAMES[0], buffers, shapes, codes)
+        if plan is None:
+            _rope_grad_general(get_ws, arrays, outputs)
+            return (dx, dcos, dsin) if has_x else (dx, None, None)
+        _cache(plans, key, plan, codes)
+    exe, w = plan[0], plan[1]
+    handles = plan[2:]
+    n_in = len(arrays)
+    rc = 0
+    for i in range(n_in):
+        rc |= _set_in(exe, i, handles[i], buffers[i])
+    for j in range(3 if has_x else 1):
+        rc |= _set_out(exe, j, handles[n_in + j], buffers[n_in + j])
+    if rc:
+        _bind_failed(rc)
+    rc = _rope_grad_run(_workspace(w, _NULL) if w else _NULL, w, exe, _NULL)
+    if rc:
+        _fail(rc, _ROPE_GRAD_NAMES[1])
+    return (dx, dcos, dsin) if has_x else (dx, None, None)
+
+
+def _like(a, ref):
+    """``a`` as an array of ``ref``'s dtype (torch_npu casts r1/r2 to x's dtype)."""
+    a = np.asarray(a)
+    return a if a.dtype == ref.dtype else a.astype(ref.dtype)
+
+
+def rotary_mul(x, r1, r2):
+    """torch_npu's ``npu_rotary_mul``: ``r1 * x + r2 * cat(-x2, x1)`` (half mode of aclnnRotaryPositionEmbedding).
+
+    r1 and r2 (cos and sin) are cast to ``x``'s dtype, as torch_npu does.
+    """
+    x = np.asarray(x)
+    return rotary_position_embedding(x, _like(r1, x), _like(r2, x), 0)
+
+
+def rotary_mul_backward(x, r1, r2, dy, need_backward=True):
+    """RotaryMulGrad, the backward of :func:`rotary_mul`, the way torch_npu runs it.
+
+    There is no aclnn API for it: torch_npu calls aclnnRotaryPositionEmbeddingGrad
+    in half mode (0), passing x only when the gradients of r1 and r2 are needed.
+
+    Returns:
+        ``(dx, dr1, dr2)``; dr1 and dr2 (sums of ``dy * x`` and
+        ``dy * cat(-x2, x1)`` over the broadcast axes, shaped like r1/r2) are
+        None when ``need_backward`` is false.
+    """
+    x = np.asarray(x)
+    return rotary_position_embedding_grad(_like(dy, x), _like(r1, x), _like(r2, x), x if need_backward else None, 0)
 
 
 def _accepts_host_memory():

@@ -1,0 +1,72 @@
+/* AVX-512 RoPE kernels: 16 lanes, the bodies of simd_body.h. */
+#include <immintrin.h>
+
+#define VEC __m512
+#define VW 16
+#define V_LOAD _mm512_loadu_ps
+#define V_STORE _mm512_storeu_ps
+#define V_FMA _mm512_fmadd_ps
+#define V_FMSUB _mm512_fmsub_ps
+#define V_FNMA _mm512_fnmadd_ps
+#define V_MUL _mm512_mul_ps
+#define V_XOR _mm512_xor_ps
+#define V_SWAP_PAIRS(v) _mm512_permute_ps((v), 0xB1)
+#define V_SIGN_ODD                                                                                         \
+    _mm512_setr_ps(0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, \
+                   0.0f, -0.0f)
+#define V_SIGN_EVEN                                                                                        \
+    _mm512_setr_ps(-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, \
+                   -0.0f, 0.0f)
+#define ISA_SUFFIX(name) name##__avx512
+
+#include "kernels/rope/simd_body.h"
+
+/* fp16/bf16 kernels with fused conversions; the conversions are those of
+ * convert/avx512.c (F16C with round-to-nearest-even; bf16 by shift, and RNE
+ * with NaNs quieted as convert.h specifies). */
+#include "kernels/convert/convert.h"
+
+static inline __m512 f16_load16(const uint16_t* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)p));
+}
+
+static inline void f16_store16(uint16_t* p, __m512 v) {
+    _mm256_storeu_si256((__m256i*)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+static inline __m512 bf16_load16(const uint16_t* p) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)p)), 16));
+}
+
+static inline void bf16_store16(uint16_t* p, __m512 v) {
+    const __m512i x = _mm512_castps_si512(v);
+    const __m512i hi = _mm512_srli_epi32(x, 16);
+    const __m512i bias = _mm512_add_epi32(_mm512_and_si512(hi, _mm512_set1_epi32(1)), _mm512_set1_epi32(0x7FFF));
+    const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(x, bias), 16);
+    const __m512i quiet_nan = _mm512_or_si512(hi, _mm512_set1_epi32(0x0040));
+    const __mmask16 is_nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7FFFFFFF)),
+                                                     _mm512_set1_epi32(0x7F800000));
+    _mm256_storeu_si256((__m256i*)p, _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(is_nan, rounded, quiet_nan)));
+}
+
+#define H_T uint16_t
+#define H_LOAD f16_load16
+#define H_STORE f16_store16
+#define H_TO_F32 emu_f16_to_f32
+#define H_FROM_F32 emu_f32_to_f16
+#define H_NAME(name) emu_f16_##name##__avx512
+#include "kernels/rope/simd_typed_body.h"
+#undef H_T
+#undef H_LOAD
+#undef H_STORE
+#undef H_TO_F32
+#undef H_FROM_F32
+#undef H_NAME
+
+#define H_T uint16_t
+#define H_LOAD bf16_load16
+#define H_STORE bf16_store16
+#define H_TO_F32 emu_bf16_to_f32
+#define H_FROM_F32 emu_f32_to_bf16
+#define H_NAME(name) emu_bf16_##name##__avx512
+#include "kernels/rope/simd_typed_body.h"

@@ -1,0 +1,46 @@
+#include "kernels/rope/rope.h"
+
+/* The fp32 entries (the first four fields). */
+#define EMU_ROPE_F32(isa)                                                                                      \
+    {emu_f32_rope_half__##isa, emu_f32_rope_interleave__##isa, emu_f32_rope_quarter__##isa,                    \
+     emu_f32_rope_interleave_half__##isa},                                                                     \
+        {emu_f32_rope_half_grad__##isa, emu_f32_rope_interleave_grad__##isa, emu_f32_rope_quarter_grad__##isa, \
+         emu_f32_rope_interleave_half_grad__##isa},                                                            \
+        {"f32_rope_half__" #isa, "f32_rope_interleave__" #isa, "f32_rope_quarter__" #isa,                      \
+         "f32_rope_interleave_half__" #isa},                                                                   \
+        {"f32_rope_half_grad__" #isa, "f32_rope_interleave_grad__" #isa, "f32_rope_quarter_grad__" #isa,       \
+         "f32_rope_interleave_half_grad__" #isa}
+
+/* fp16/bf16 entries of modes 0-2 (interleave-half goes through kernels/convert). */
+#define EMU_ROPE_H_FWD(t, isa) \
+    {emu_##t##_rope_half__##isa, emu_##t##_rope_interleave__##isa, emu_##t##_rope_quarter__##isa, NULL}
+#define EMU_ROPE_H_GRAD(t, isa)                                                                                  \
+    {emu_##t##_rope_half_grad__##isa, emu_##t##_rope_interleave_grad__##isa, emu_##t##_rope_quarter_grad__##isa, \
+     NULL}
+#define EMU_ROPE_H_NAMES(t, isa, suffix)                                                                      \
+    {#t "_rope_half" suffix "__" #isa, #t "_rope_interleave" suffix "__" #isa, #t "_rope_quarter" suffix "__" \
+     #isa, NULL}
+
+static const emu_rope_kernels k_scalar = {EMU_ROPE_F32(scalar), {{NULL}}, {{NULL}}, {{NULL}}, {{NULL}}};
+
+#if defined(EMU_HAVE_X86_KERNELS)
+#define EMU_ROPE_TABLE_H(isa)                                                                                 \
+    {EMU_ROPE_F32(isa),                                                                                       \
+     {EMU_ROPE_H_FWD(f16, isa), EMU_ROPE_H_FWD(bf16, isa)},                                                   \
+     {EMU_ROPE_H_GRAD(f16, isa), EMU_ROPE_H_GRAD(bf16, isa)},                                                 \
+     {EMU_ROPE_H_NAMES(f16, isa, ""), EMU_ROPE_H_NAMES(bf16, isa, "")},                                       \
+     {EMU_ROPE_H_NAMES(f16, isa, "_grad"), EMU_ROPE_H_NAMES(bf16, isa, "_grad")}}
+
+static const emu_rope_kernels k_avx2 = EMU_ROPE_TABLE_H(avx2);
+static const emu_rope_kernels k_avx512 = EMU_ROPE_TABLE_H(avx512);
+#endif
+
+const emu_rope_kernels* emu_rope_select(emu_isa isa) {
+#if defined(EMU_HAVE_X86_KERNELS)
+    if (isa >= EMU_ISA_AVX512) return &k_avx512;
+    if (isa >= EMU_ISA_AVX2) return &k_avx2;
+#else
+    (void)isa;
+#endif
+    return &k_scalar;
+}

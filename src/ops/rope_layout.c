@@ -1,0 +1,642 @@
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/parallel.h"
+#include "kernels/convert/convert.h"
+#include "kernels/isa.h"
+#include "kernels/rope/rope.h"
+#include "ops/check.h"
+#include "ops/rope_layout.h"
+
+enum {
+    /* CANN's D limits: A2/A3 tiling refuses D > 896, Ascend950 D > 1024. */
+    ROPE_MAX_D_A2 = 896,
+    ROPE_MAX_D_950 = 1024,
+    /* Interleave mode on A2/A3 needs B*N below this. */
+    ROPE_MAX_BN = 1000,
+    /* fp32 values per scratch row block (accumulators, converted rows): 8 KiB each. */
+    ROPE_BLOCK = 2048,
+    /* Elements of dy per parallel chunk, at least: long contiguous runs for
+     * the prefetchers, still dozens of chunks on the benchmark shapes. */
+    ROPE_GRAIN = 1 << 18,
+    ROPE_WORKSPACE_ALIGN = 64,
+    /* Scratch arrays sit ROPE_BLOCK + ROPE_SKEW floats apart, so that their
+     * streams differ modulo 4 KiB: equal low address bits make the CPU's
+     * memory disambiguation see false store-to-load dependencies (4K
+     * aliasing), which tripled the time of the fp16/bf16 gradient. */
+    ROPE_SKEW = 48,
+    /* Elements of dy per kernel call (rows x d, at least one row). */
+    ROPE_KERNEL_ELEMS = 1024,
+    ROPE_STRIDE = ROPE_BLOCK + ROPE_SKEW,
+};
+
+/* Per-chunk fp32 scratch: converted dy/x/dx rows, accumulators, cos/sin rows. */
+typedef struct {
+    _Alignas(64) float buf[7][ROPE_STRIDE];
+} rope_scratch;
+
+enum { SCRATCH_IN, SCRATCH_X, SCRATCH_OUT, SCRATCH_ACC_COS, SCRATCH_ACC_SIN, SCRATCH_COS, SCRATCH_SIN };
+
+static_assert((int)EMU_ROPE_MAX_D <= (int)ROPE_BLOCK, "a scratch block must hold one row");
+
+static const char *const MODE_NAMES[] = {"half", "interleave", "quarter", "interleave-half"};
+
+typedef struct {
+    bool forward;
+    bool has_x;
+    int mode;
+    aclDataType dtype;
+    int64_t d;
+    int64_t m0, k0, m1, k1, m2;
+    int64_t dy_rows, cos_rows;
+    int input_count;
+    bool staged[4];
+    uint64_t stage_offset[4];
+} rope_plan;
+
+static_assert(sizeof(rope_plan) <= EMU_PLAN_BYTES, "rope_plan must fit in the executor");
+
+/* ------------------------------------------------------------ validation */
+
+aclnnStatus emu_rope_check_product(const char *api)
+{
+    if (emu_soc_get() == EMU_SOC_ASCEND910) {
+        return emu_fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "%s: the emulated product %s (Atlas training series) has "
+                                                           "no kernel for this operator; expected Ascend910B, "
+                                                           "Ascend910_93 or Ascend950.", api, aclrtGetSocName());
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_one_dtype(const emu_rope_args *args, const char *name, const aclTensor *tensor)
+{
+    static const aclDataType SUPPORTED[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+    EMU_TRY(emu_check_dtype_in(args->api, name, tensor, SUPPORTED, 3));
+    if (tensor != args->main) {
+        EMU_TRY(emu_check_same_dtype(args->api, name, tensor, args->main_name, args->main));
+    }
+    if (tensor->format != ACL_FORMAT_ND) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has format %d; expected ACL_FORMAT_ND (%d).", args->api,
+                        name, (int)tensor->format, (int)ACL_FORMAT_ND);
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus emu_rope_check_dtypes(const emu_rope_args *args)
+{
+    EMU_TRY(check_one_dtype(args, args->main_name, args->main));
+    EMU_TRY(check_one_dtype(args, "cos", args->cos));
+    EMU_TRY(check_one_dtype(args, "sin", args->sin));
+    if (args->x != NULL) {
+        EMU_TRY(check_one_dtype(args, "xOptional", args->x));
+    }
+    EMU_TRY(check_one_dtype(args, args->out_name, args->out));
+    if (args->dcos != NULL) {
+        EMU_TRY(check_one_dtype(args, "dcosOut", args->dcos));
+        EMU_TRY(check_one_dtype(args, "dsinOut", args->dsin));
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus shape_error(const emu_rope_args *args, const char *name, const aclTensor *tensor,
+                               const char *expected)
+{
+    char have[256];
+    return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: %s has shape %s; expected %s.", args->api, name,
+                    emu_shape_string(&tensor->view, have, sizeof have), expected);
+}
+
+/* Leading dims of a rank-3 (TND, read as 1,T,N) or rank-4 view. */
+static void leading_dims(const emu_view *view, int64_t out[3])
+{
+    if (view->rank == 3) {
+        out[0] = 1;
+        out[1] = view->shape[0];
+        out[2] = view->shape[1];
+    } else {
+        memcpy(out, view->shape, 3 * sizeof out[0]);
+    }
+}
+
+/* The patterns CANN's A2/A3 half-mode tiling recognises (x = a,b,c; cos = p,q,r). */
+static bool half_pattern_a2(const int64_t x[3], const int64_t c[3])
+{
+    const int64_t a = x[0], b = x[1], n = x[2], p = c[0], q = c[1], r = c[2];
+    return (p == a && q == b && r == n) ||            /* BNSD/BSND/SBND/TND, no broadcast */
+           (a != 1 && p == 1 && q == b && r == 1) ||  /* BSND with 1S1D */
+           (p == a && q == b && r == 1 && a < b) ||   /* BSND with BS1D */
+           (a != 1 && p == 1 && q == 1 && r == n) ||  /* BNSD with 11SD */
+           (p == a && q == 1 && r == n && a < n) ||   /* BNSD with B1SD, B < S */
+           (p == a && b != 1 && q == 1 && r == 1) ||  /* SBND with S11D */
+           (p == a && q == b && r == 1);              /* SBND with SB1D (and TND with T1D) */
+}
+
+/* A2/A3 interleave mode: the layout it recognises (B*N from it), or -1. */
+static int64_t interleave_bn_a2(const int64_t x[3], const int64_t c[3])
+{
+    if (c[0] == 1 && c[2] == 1 && x[1] == c[1]) {
+        return x[0] * x[2]; /* BSND with 1S1D, TND with T1D */
+    }
+    if (c[0] == 1 && c[1] == 1 && x[2] == c[2]) {
+        return x[0] * x[1]; /* BNSD with 11SD */
+    }
+    if (c[1] == 1 && c[2] == 1 && x[0] == c[0]) {
+        return x[1] * x[2]; /* SBND with S11D */
+    }
+    return -1;
+}
+
+static aclnnStatus check_broadcast(const emu_rope_args *args, int64_t mode)
+{
+    const emu_view *main = &args->main->view, *cos = &args->cos->view;
+    int64_t x[3], c[3];
+    leading_dims(main, x);
+    leading_dims(cos, c);
+    char have[256], want[256];
+    emu_shape_string(main, want, sizeof want);
+    emu_shape_string(cos, have, sizeof have);
+    if (emu_soc_get() == EMU_SOC_ASCEND950) {
+        for (int i = 0; i < 3; ++i) {
+            if (c[i] != 1 && c[i] != x[i]) {
+                return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: cos has shape %s; expected every axis but the "
+                                                              "last to be 1 or equal to that axis of %s %s.",
+                                args->api, have, args->main_name, want);
+            }
+        }
+        return ACLNN_SUCCESS;
+    }
+    const bool tnd = main->rank == 3;
+    if (mode == 0 && !half_pattern_a2(x, c)) {
+        return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: cos has shape %s, which half mode on %s cannot broadcast "
+                                                      "to %s %s; expected %s.", args->api, have, aclrtGetSocName(),
+                        args->main_name, want,
+                        tnd ? "T1D or TND" : "11SD, B1SD (B < S) or BNSD for BNSD; 1S1D, BS1D or BSND for BSND; "
+                                             "S11D, SB1D or SBND for SBND");
+    }
+    if (mode == 1) {
+        int64_t bn = interleave_bn_a2(x, c);
+        if (bn < 0) {
+            return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: cos has shape %s, which interleave mode on %s cannot "
+                                                          "broadcast to %s %s; expected %s.", args->api, have,
+                            aclrtGetSocName(), args->main_name, want,
+                            tnd ? "T1D" : "11SD for BNSD, 1S1D for BSND or S11D for SBND");
+        }
+        if (bn >= ROPE_MAX_BN) {
+            return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: %s has shape %s, so B*N is %lld; interleave mode on %s "
+                                                          "expects B*N below %d.", args->api, args->main_name, want,
+                            (long long)bn, aclrtGetSocName(), ROPE_MAX_BN);
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_d(const emu_rope_args *args, int64_t mode)
+{
+    const emu_view *main = &args->main->view, *cos = &args->cos->view;
+    const int64_t d = main->shape[main->rank - 1];
+    char want[256];
+    if (cos->shape[cos->rank - 1] != d) {
+        snprintf(want, sizeof want, "a last dimension (D) of %lld, as %s has", (long long)d, args->main_name);
+        return shape_error(args, "cos", args->cos, want);
+    }
+    const bool soc950 = emu_soc_get() == EMU_SOC_ASCEND950;
+    const int64_t max_d = soc950 ? ROPE_MAX_D_950 : ROPE_MAX_D_A2;
+    if (d > max_d) {
+        snprintf(want, sizeof want, "a last dimension (D) of at most %lld on %s", (long long)max_d, aclrtGetSocName());
+        return shape_error(args, args->main_name, args->main, want);
+    }
+    const int64_t multiple = mode == 2 ? 4 : 2;
+    if (d % multiple != 0) {
+        snprintf(want, sizeof want, "a last dimension (D) that is a multiple of %lld in %s mode", (long long)multiple,
+                 MODE_NAMES[mode]);
+        return shape_error(args, args->main_name, args->main, want);
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_same(const emu_rope_args *args, const char *name, const aclTensor *tensor,
+                              const char *ref_name, const aclTensor *ref)
+{
+    if (!emu_view_same_shape(&tensor->view, &ref->view)) {
+        char want[320], ref_shape[256];
+        snprintf(want, sizeof want, "%s, the shape of %s", emu_shape_string(&ref->view, ref_shape, sizeof ref_shape),
+                 ref_name);
+        return shape_error(args, name, tensor, want);
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_no_empty(const emu_rope_args *args, const char *name, const aclTensor *tensor)
+{
+    if (tensor != NULL && emu_view_is_empty(&tensor->view)) {
+        return shape_error(args, name, tensor, "no dimension of size 0 (Ascend950's kernel rejects empty tensors)");
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus emu_rope_check_shapes(const emu_rope_args *args, int64_t mode)
+{
+    const bool soc950 = emu_soc_get() == EMU_SOC_ASCEND950;
+    if (mode < 0 || mode > 3 || (!soc950 && mode > 1)) {
+        return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: mode is %lld; expected %s on %s.", args->api,
+                        (long long)mode, soc950 ? "0 (half), 1 (interleave), 2 (quarter) or 3 (interleave-half)"
+                                                : "0 (half) or 1 (interleave); modes 2 and 3 need Ascend950",
+                        aclrtGetSocName());
+    }
+    const int32_t rank = args->main->view.rank;
+    if (rank != 3 && rank != 4) {
+        return shape_error(args, args->main_name, args->main, "3 dimensions (TND) or 4 (BNSD, BSND or SBND)");
+    }
+    if (args->cos->view.rank != rank) {
+        char want[96];
+        snprintf(want, sizeof want, "%d dimensions, as %s has", (int)rank, args->main_name);
+        return shape_error(args, "cos", args->cos, want);
+    }
+    EMU_TRY(check_same(args, "sin", args->sin, "cos", args->cos));
+    EMU_TRY(check_same(args, args->out_name, args->out, args->main_name, args->main));
+    EMU_TRY(check_d(args, mode));
+    if (args->x != NULL) {
+        EMU_TRY(check_same(args, "xOptional", args->x, args->main_name, args->main));
+        EMU_TRY(check_same(args, "dcosOut", args->dcos, "cos", args->cos));
+        EMU_TRY(check_same(args, "dsinOut", args->dsin, "sin", args->sin));
+    }
+    EMU_TRY(check_broadcast(args, mode));
+    if (soc950) {
+        EMU_TRY(check_no_empty(args, args->main_name, args->main));
+        EMU_TRY(check_no_empty(args, "cos", args->cos));
+        EMU_TRY(check_no_empty(args, "xOptional", args->x));
+    }
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_output(const emu_rope_args *args, const char *name, const aclTensor *tensor)
+{
+    if (!emu_view_is_empty(&tensor->view) && !emu_view_is_contiguous(&tensor->view)) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s is a non-contiguous view; expected a contiguous tensor (the "
+                                                 "operator writes its outputs densely, as on the device).",
+                        args->api, name);
+    }
+    EMU_TRY(emu_check_has_data(args->api, name, tensor));
+    return emu_check_device_memory(args->api, name, tensor);
+}
+
+static aclnnStatus check_input(const emu_rope_args *args, const char *name, const aclTensor *tensor)
+{
+    EMU_TRY(emu_check_has_data(args->api, name, tensor));
+    return emu_check_device_memory(args->api, name, tensor);
+}
+
+aclnnStatus emu_rope_check_memory(const emu_rope_args *args)
+{
+    EMU_TRY(check_output(args, args->out_name, args->out));
+    if (args->x != NULL) {
+        EMU_TRY(check_output(args, "dcosOut", args->dcos));
+        EMU_TRY(check_output(args, "dsinOut", args->dsin));
+    }
+    EMU_TRY(check_input(args, args->main_name, args->main));
+    EMU_TRY(check_input(args, "cos", args->cos));
+    EMU_TRY(check_input(args, "sin", args->sin));
+    if (args->x != NULL) {
+        EMU_TRY(check_input(args, "xOptional", args->x));
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ plan */
+
+static void plan_segments(rope_plan *plan, const emu_view *main, const emu_view *cos)
+{
+    int64_t x[3], c[3];
+    leading_dims(main, x);
+    leading_dims(cos, c);
+    bool kept[3];
+    int64_t size[3];
+    int count = 0;
+    for (int i = 0; i < 3; ++i) {
+        if (x[i] == 1) {
+            continue;
+        }
+        bool k = c[i] == x[i];
+        if (count > 0 && kept[count - 1] == k) {
+            size[count - 1] *= x[i];
+        } else {
+            kept[count] = k;
+            size[count++] = x[i];
+        }
+    }
+    plan->m0 = plan->k0 = plan->m1 = plan->k1 = plan->m2 = 1;
+    int at = 0;
+    if (count == 1 && !kept[0]) {
+        plan->m2 = size[0];
+        return;
+    }
+    if (at < count && !kept[at]) {
+        plan->m0 = size[at++];
+    }
+    if (at < count) {
+        plan->k0 = size[at++];
+    }
+    if (at < count) {
+        if (at == count - 1) {
+            plan->m2 = size[at++];
+        } else {
+            plan->m1 = size[at++];
+        }
+    }
+    if (at < count) {
+        plan->k1 = size[at++];
+    }
+    if (at < count) {
+        plan->m2 = size[at];
+    }
+}
+
+/* ------------------------------------------------------------------- run */
+
+typedef struct {
+    const rope_plan *plan;
+    const void *main, *x, *cos, *sin;
+    void *out, *dcos, *dsin;
+    emu_rope_fwd_fn fwd;
+    emu_rope_grad_fn grad;
+    /* fp16/bf16 kernels with the conversions fused in; NULL: convert around the fp32 kernel. */
+    emu_rope_fwd_h_fn fwd_h;
+    emu_rope_grad_h_fn grad_h;
+    const emu_convert_kernels *convert;
+} rope_ctx;
+
+static void widen(const rope_ctx *ctx, const void *src, int64_t at, size_t n, float *dst)
+{
+    const uint16_t *half = (const uint16_t *)src + at;
+    if (ctx->plan->dtype == ACL_BF16) {
+        ctx->convert->bf16_to_f32(n, half, dst);
+    } else {
+        ctx->convert->f16_to_f32(n, half, dst);
+    }
+}
+
+static void narrow(const rope_ctx *ctx, const float *src, size_t n, void *dst, int64_t at)
+{
+    uint16_t *half = (uint16_t *)dst + at;
+    if (ctx->plan->dtype == ACL_BF16) {
+        ctx->convert->f32_to_bf16(n, src, half);
+    } else {
+        ctx->convert->f32_to_f16(n, src, half);
+    }
+}
+
+/* `count` consecutive dy rows from `row`, all with the given fp32 cos/sin row. */
+static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row, int64_t count, const float *cos,
+                         const float *sin, float *acc_cos, float *acc_sin)
+{
+    const rope_plan *plan = ctx->plan;
+    const size_t d = (size_t)plan->d;
+    /* The kernels walk columns over all their rows: keep those rows of dy, x
+     * and dx within L1. */
+    const int64_t per = plan->d <= ROPE_KERNEL_ELEMS ? ROPE_KERNEL_ELEMS / plan->d : 1;
+    if (plan->dtype == ACL_FLOAT) {
+        for (int64_t r = 0; r < count; r += per) {
+            const int64_t n = count - r < per ? count - r : per;
+            const float *in = (const float *)ctx->main + (row + r) * plan->d;
+            float *out = (float *)ctx->out + (row + r) * plan->d;
+            if (plan->forward) {
+                ctx->fwd((size_t)n, d, in, cos, sin, out);
+            } else {
+                const float *x = ctx->x != NULL ? (const float *)ctx->x + (row + r) * plan->d : NULL;
+                ctx->grad((size_t)n, d, in, x, cos, sin, out, acc_cos, acc_sin);
+            }
+        }
+        return;
+    }
+    if (ctx->fwd_h != NULL || ctx->grad_h != NULL) {
+        for (int64_t r = 0; r < count; r += per) {
+            const int64_t n = count - r < per ? count - r : per;
+            const uint16_t *in = (const uint16_t *)ctx->main + (row + r) * plan->d;
+            uint16_t *out = (uint16_t *)ctx->out + (row + r) * plan->d;
+            if (plan->forward) {
+                ctx->fwd_h((size_t)n, d, in, cos, sin, out);
+            } else {
+                const uint16_t *x = ctx->x != NULL ? (const uint16_t *)ctx->x + (row + r) * plan->d : NULL;
+                ctx->grad_h((size_t)n, d, in, x, cos, sin, out, acc_cos, acc_sin);
+            }
+        }
+        return;
+    }
+    float *in_w = scratch->buf[SCRATCH_IN], *x_w = scratch->buf[SCRATCH_X], *out_w = scratch->buf[SCRATCH_OUT];
+    for (int64_t r = 0; r < count; r += per) {
+        const int64_t n = count - r < per ? count - r : per;
+        const int64_t at = (row + r) * plan->d;
+        const size_t elems = (size_t)(n * plan->d);
+        widen(ctx, ctx->main, at, elems, in_w);
+        if (plan->forward) {
+            ctx->fwd((size_t)n, d, in_w, cos, sin, out_w);
+        } else {
+            if (ctx->x != NULL) {
+                widen(ctx, ctx->x, at, elems, x_w);
+            }
+            ctx->grad((size_t)n, d, in_w, ctx->x != NULL ? x_w : NULL, cos, sin, out_w, acc_cos, acc_sin);
+        }
+        narrow(ctx, out_w, elems, ctx->out, at);
+    }
+}
+
+/* cos/sin rows [first, first + count) as fp32: in place, or widened into the buffers. */
+static void table_rows(const rope_ctx *ctx, int64_t first, int64_t count, float *cos_w, float *sin_w,
+                       const float **cos, const float **sin)
+{
+    const int64_t at = first * ctx->plan->d;
+    if (ctx->plan->dtype == ACL_FLOAT) {
+        *cos = (const float *)ctx->cos + at;
+        *sin = (const float *)ctx->sin + at;
+        return;
+    }
+    widen(ctx, ctx->cos, at, (size_t)(count * ctx->plan->d), cos_w);
+    widen(ctx, ctx->sin, at, (size_t)(count * ctx->plan->d), sin_w);
+    *cos = cos_w;
+    *sin = sin_w;
+}
+
+/* With x: cos rows [begin, end), in blocks whose accumulators fit in L1. */
+static void run_reduce_chunk(void *opaque, size_t begin, size_t end)
+{
+    const rope_ctx *ctx = opaque;
+    const rope_plan *p = ctx->plan;
+    const int64_t d = p->d, block = ROPE_BLOCK / d;
+    rope_scratch scratch;
+    float *acc_cos = scratch.buf[SCRATCH_ACC_COS], *acc_sin = scratch.buf[SCRATCH_ACC_SIN];
+    float *cos_w = scratch.buf[SCRATCH_COS], *sin_w = scratch.buf[SCRATCH_SIN];
+    for (int64_t first = (int64_t)begin; first < (int64_t)end; first += block) {
+        const int64_t last = first + block < (int64_t)end ? first + block : (int64_t)end;
+        const size_t elems = (size_t)((last - first) * d);
+        memset(acc_cos, 0, elems * sizeof(float));
+        memset(acc_sin, 0, elems * sizeof(float));
+        const float *cos, *sin;
+        table_rows(ctx, first, last - first, cos_w, sin_w, &cos, &sin);
+        for (int64_t b0 = 0; b0 < p->m0; ++b0) {
+            for (int64_t i0 = first / p->k1; i0 <= (last - 1) / p->k1; ++i0) {
+                const int64_t lo = (first > i0 * p->k1 ? first : i0 * p->k1) - i0 * p->k1;
+                const int64_t hi = (last < (i0 + 1) * p->k1 ? last : (i0 + 1) * p->k1) - i0 * p->k1;
+                for (int64_t b1 = 0; b1 < p->m1; ++b1) {
+                    for (int64_t i1 = lo; i1 < hi; ++i1) {
+                        const int64_t row = (((b0 * p->k0 + i0) * p->m1 + b1) * p->k1 + i1) * p->m2;
+                        const int64_t slot = (i0 * p->k1 + i1 - first) * d;
+                        process_rows(ctx, &scratch, row, p->m2, cos + slot, sin + slot, acc_cos + slot,
+                                     acc_sin + slot);
+                    }
+                }
+            }
+        }
+        const int64_t at = first * d;
+        if (p->dtype == ACL_FLOAT) {
+            memcpy((float *)ctx->dcos + at, acc_cos, elems * sizeof(float));
+            memcpy((float *)ctx->dsin + at, acc_sin, elems * sizeof(float));
+        } else {
+            narrow(ctx, acc_cos, elems, ctx->dcos, at);
+            narrow(ctx, acc_sin, elems, ctx->dsin, at);
+        }
+    }
+}
+
+/* Without reductions: dy rows [begin, end), in runs that share a cos row. */
+static void run_rows_chunk(void *opaque, size_t begin, size_t end)
+{
+    const rope_ctx *ctx = opaque;
+    const rope_plan *p = ctx->plan;
+    rope_scratch scratch;
+    float *cos_w = scratch.buf[SCRATCH_COS], *sin_w = scratch.buf[SCRATCH_SIN];
+    int64_t row = (int64_t)begin, g = row / p->m2;
+    int64_t b2 = row % p->m2, i1 = g % p->k1, t = g / p->k1;
+    int64_t b1 = t % p->m1;
+    t /= p->m1;
+    int64_t i0 = t % p->k0;
+    int64_t cached = -1;
+    const float *cos = NULL, *sin = NULL;
+    while (row < (int64_t)end) {
+        const int64_t cos_row = i0 * p->k1 + i1;
+        if (cos_row != cached) {
+            table_rows(ctx, cos_row, 1, cos_w, sin_w, &cos, &sin);
+            cached = cos_row;
+        }
+        const int64_t n = p->m2 - b2 < (int64_t)end - row ? p->m2 - b2 : (int64_t)end - row;
+        process_rows(ctx, &scratch, row, n, cos, sin, NULL, NULL);
+        row += n;
+        b2 = 0;
+        if (++i1 == p->k1) {
+            i1 = 0;
+            if (++b1 == p->m1) {
+                b1 = 0;
+                if (++i0 == p->k0) {
+                    i0 = 0;
+                }
+            }
+        }
+    }
+}
+
+static const char *kernel_name(const rope_ctx *ctx, const emu_rope_kernels *kernels)
+{
+    static _Thread_local char name[128];
+    const rope_plan *p = ctx->plan;
+    const char *base = p->forward ? kernels->fwd_name[p->mode] : kernels->grad_name[p->mode];
+    if (p->dtype == ACL_FLOAT) {
+        return base;
+    }
+    const int h = p->dtype == ACL_BF16;
+    if (ctx->fwd_h != NULL || ctx->grad_h != NULL) {
+        return p->forward ? kernels->fwd_h_name[h][p->mode] : kernels->grad_h_name[h][p->mode];
+    }
+    snprintf(name, sizeof name, "%s+%s_convert__%s", base, p->dtype == ACL_BF16 ? "bf16" : "f16",
+             ctx->convert->isa_name);
+    return name;
+}
+
+static const char *run_rope(aclOpExecutor *executor, void *workspace)
+{
+    const rope_plan *p = (const rope_plan *)executor->plan;
+    emu_isa isa = emu_isa_active();
+    const emu_rope_kernels *kernels = emu_rope_select(isa);
+    rope_ctx ctx = {.plan = p, .convert = emu_convert_select(isa)};
+    const void *inputs[4] = {NULL, NULL, NULL, NULL};
+    for (int i = 0; i < p->input_count; ++i) {
+        const emu_view *view = &executor->tensors[i];
+        if (!executor->present[i]) {
+            continue;
+        }
+        if (p->staged[i]) {
+            void *dense = (char *)workspace + p->stage_offset[i];
+            emu_view_gather(view, dense);
+            inputs[i] = dense;
+        } else {
+            inputs[i] = emu_view_origin(view);
+        }
+    }
+    ctx.main = inputs[EMU_ROPE_SLOT_MAIN];
+    ctx.cos = inputs[EMU_ROPE_SLOT_COS];
+    ctx.sin = inputs[EMU_ROPE_SLOT_SIN];
+    if (p->dtype != ACL_FLOAT) {
+        const int h = p->dtype == ACL_BF16;
+        ctx.fwd_h = p->forward ? kernels->fwd_h[h][p->mode] : NULL;
+        ctx.grad_h = p->forward ? NULL : kernels->grad_h[h][p->mode];
+    }
+    if (p->forward) {
+        ctx.out = emu_view_origin(&executor->tensors[EMU_ROPE_FWD_SLOT_OUT]);
+        ctx.fwd = kernels->fwd[p->mode];
+    } else {
+        ctx.x = p->has_x ? inputs[EMU_ROPE_SLOT_X] : NULL;
+        ctx.out = emu_view_origin(&executor->tensors[EMU_ROPE_GRAD_SLOT_DX]);
+        ctx.grad = kernels->grad[p->mode];
+        if (p->has_x) {
+            ctx.dcos = emu_view_origin(&executor->tensors[EMU_ROPE_GRAD_SLOT_DCOS]);
+            ctx.dsin = emu_view_origin(&executor->tensors[EMU_ROPE_GRAD_SLOT_DSIN]);
+        }
+    }
+    if (p->dy_rows == 0 || p->d == 0) {
+        /* Nothing to rotate; the gradients of cos and sin are empty sums. */
+        if (p->has_x && p->cos_rows > 0 && p->d > 0) {
+            size_t bytes = (size_t)(p->cos_rows * p->d) * emu_dtype_size(p->dtype);
+            memset(ctx.dcos, 0, bytes);
+            memset(ctx.dsin, 0, bytes);
+        }
+        return "";
+    }
+    if (p->has_x) {
+        const int64_t per_cos = p->dy_rows / p->cos_rows;
+        int64_t grain = (ROPE_GRAIN + per_cos * p->d - 1) / (per_cos * p->d);
+        emu_parallel_for((size_t)p->cos_rows, (size_t)(grain > 0 ? grain : 1), run_reduce_chunk, &ctx);
+    } else {
+        int64_t grain = (ROPE_GRAIN + p->d - 1) / p->d;
+        emu_parallel_for((size_t)p->dy_rows, (size_t)(grain > 0 ? grain : 1), run_rows_chunk, &ctx);
+    }
+    return kernel_name(&ctx, kernels);
+}
+
+aclnnStatus emu_rope_publish(aclOpExecutor *executor, bool forward, int64_t mode, bool has_x,
+                             uint64_t *workspace_size, aclOpExecutor **executor_out)
+{
+    rope_plan *plan = (rope_plan *)executor->plan;
+    memset(plan, 0, sizeof *plan);
+    const emu_view *main = &executor->tensors[EMU_ROPE_SLOT_MAIN];
+    const emu_view *cos = &executor->tensors[EMU_ROPE_SLOT_COS];
+    plan->forward = forward;
+    plan->has_x = has_x;
+    plan->mode = (int)mode;
+    plan->dtype = main->dtype;
+    plan->d = main->shape[main->rank - 1];
+    plan->input_count = forward ? 3 : 4;
+    plan_segments(plan, main, cos);
+    plan->dy_rows = plan->d > 0 ? emu_view_numel(main) / plan->d : 0;
+    plan->cos_rows = plan->d > 0 ? emu_view_numel(cos) / plan->d : 0;
+    uint64_t total = 0;
+    for (int i = 0; i < plan->input_count && plan->dy_rows > 0 && plan->d > 0; ++i) {
+        const emu_view *view = &executor->tensors[i];
+        if (!executor->present[i] || emu_view_is_contiguous(view)) {
+            continue;
+        }
+        total = (total + ROPE_WORKSPACE_ALIGN - 1) / ROPE_WORKSPACE_ALIGN * ROPE_WORKSPACE_ALIGN;
+        plan->staged[i] = true;
+        plan->stage_offset[i] = total;
+        total += (uint64_t)emu_view_numel(view) * emu_dtype_size(view->dtype);
+    }
+    return emu_executor_publish(executor, run_rope, total, workspace_size, executor_out);
+}

@@ -1,0 +1,65 @@
+/* aclnnRotaryPositionEmbedding: CANN's hand-written API returns success
+ * for an empty out before any other check; then the same dtype, mode and
+ * shape rules as the gradient (ops/rope_layout.h). */
+#include "aclnnop/aclnn_rotary_position_embedding.h"
+#include "ops/check.h"
+#include "ops/rope_layout.h"
+
+static const char *run_nothing(aclOpExecutor *executor, void *workspace)
+{
+    (void)executor;
+    (void)workspace;
+    return "";
+}
+
+/* An executor with the four tensors bound (x, cos or sin may be NULL when out is empty). */
+static aclOpExecutor *bind_forward(const char *api, const aclTensor *x, const aclTensor *cos, const aclTensor *sin,
+                                   const aclTensor *out)
+{
+    aclOpExecutor *planned = emu_executor_create(api, "aclnnRotaryPositionEmbedding", 3, 1);
+    if (planned != NULL) {
+        emu_executor_bind(planned, EMU_ROPE_SLOT_MAIN, x);
+        emu_executor_bind(planned, EMU_ROPE_SLOT_COS, cos);
+        emu_executor_bind(planned, EMU_ROPE_SLOT_SIN, sin);
+        emu_executor_bind(planned, EMU_ROPE_FWD_SLOT_OUT, out);
+    }
+    return planned;
+}
+
+aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, const aclTensor *cos,
+                                                         const aclTensor *sin, int64_t mode, aclTensor *out,
+                                                         uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    static const char API[] = "aclnnRotaryPositionEmbeddingGetWorkspaceSize";
+    EMU_TRY(emu_check_not_null(API, "workspaceSize", workspaceSize));
+    EMU_TRY(emu_check_not_null(API, "executor", executor));
+    EMU_TRY(emu_check_not_null(API, "out", out));
+    if (emu_view_is_empty(&out->view)) {
+        aclOpExecutor *planned = bind_forward(API, x, cos, sin, out);
+        if (planned == NULL) {
+            return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+        }
+        return emu_executor_publish(planned, run_nothing, 0, workspaceSize, executor);
+    }
+    EMU_TRY(emu_check_not_null(API, "x", x));
+    EMU_TRY(emu_check_not_null(API, "cos", cos));
+    EMU_TRY(emu_check_not_null(API, "sin", sin));
+    EMU_TRY(emu_rope_check_product(API));
+    const emu_rope_args args = {
+        .api = API, .main_name = "x", .out_name = "out", .main = x, .cos = cos, .sin = sin, .out = out,
+    };
+    EMU_TRY(emu_rope_check_dtypes(&args));
+    EMU_TRY(emu_rope_check_shapes(&args, mode));
+    EMU_TRY(emu_rope_check_memory(&args));
+    aclOpExecutor *planned = bind_forward(API, x, cos, sin, out);
+    if (planned == NULL) {
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    return emu_rope_publish(planned, true, mode, false, workspaceSize, executor);
+}
+
+aclnnStatus aclnnRotaryPositionEmbedding(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                         aclrtStream stream)
+{
+    return emu_executor_run("aclnnRotaryPositionEmbedding", workspace, workspaceSize, executor, stream);
+}

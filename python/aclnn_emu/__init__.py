@@ -29,6 +29,7 @@ del _rc
 
 from . import errors, ops, runtime, tensor  # noqa: E402,F401  (need the initialised runtime)
 from .ops import silu, silu_backward  # noqa: E402
+from .ops import fused_floyd_attention, fused_floyd_attention_grad  # noqa: E402
 from .runtime import (  # noqa: E402
     Stream,
     available_isas,
@@ -55,6 +56,8 @@ __all__ = [
     "Stream",
     "silu",
     "silu_backward",
+    "fused_floyd_attention",
+    "fused_floyd_attention_grad",
     "synchronize",
     "set_isa_cap",
     "get_isa",

@@ -26,7 +26,8 @@ def c_build(tmp_path_factory):
     return build
 
 
-@pytest.mark.parametrize("test_name", ["kernels", "api", "sample_silu_backward"])
+@pytest.mark.parametrize("test_name", ["kernels", "api", "sample_silu_backward",
+                                       "sample_fused_floyd_attention_grad"])
 def test_ctest(c_build, test_name):
     env = dict(os.environ)
     result = subprocess.run(["ctest", "--output-on-failure", "-R", f"^{test_name}$"], cwd=c_build,

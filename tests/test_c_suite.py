@@ -26,7 +26,7 @@ def c_build(tmp_path_factory):
     return build
 
 
-@pytest.mark.parametrize("test_name", ["kernels", "api", "sample_silu_backward",
+@pytest.mark.parametrize("test_name", ["kernels", "api", "sample_silu_backward", "gemm",
                                        "sample_fused_floyd_attention_grad"])
 def test_ctest(c_build, test_name):
     env = dict(os.environ)

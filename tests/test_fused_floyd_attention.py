@@ -41,13 +41,37 @@ def clean_messages():
 
 # ------------------------------------------------------------------ references
 
-
 def f64(a):
     return np.asarray(a).astype(np.float64)
 
 
+def _t(a):
+    """Swap the n and m (or k and m) axes: [b,h,x,y,z] -> [b,h,y,x,z]."""
+    return a.transpose(0, 1, 3, 2, 4)
+
+
+def pair_products(x, y1, y2):
+    """out[n,m,k] = sum_d x[n,m,d]*y1[n,k,d] + sum_d x[n,m,d]*y2[k,m,d] (batched matmuls over n and over m)."""
+    return x @ y1.swapaxes(-1, -2) + _t(_t(x) @ _t(y2).swapaxes(-1, -2))
+
+
+def apply_weights(w, y1, y2):
+    """out[n,m,:] = sum_k w[n,m,k] * (y1[n,k,:] + y2[k,m,:])."""
+    return w @ y1 + _t(_t(w) @ _t(y2))
+
+
+def reduce_over_m(w, x):
+    """out[n,k,:] = sum_m w[n,m,k] * x[n,m,:]."""
+    return w.swapaxes(-1, -2) @ x
+
+
+def reduce_over_n(w, x):
+    """out[k,m,:] = sum_n w[n,m,k] * x[n,m,:]."""
+    return _t(_t(w).swapaxes(-1, -2) @ _t(x))
+
+
 def scores_ref(q, k1, k2, mask, scale):
-    s = scale * (np.einsum("bhnmd,bhnkd->bhnmk", q, k1) + np.einsum("bhnmd,bhkmd->bhnmk", q, k2))
+    s = scale * pair_products(q, k1, k2)
     if mask is not None:
         s = np.where(np.broadcast_to(mask != 0, s.shape), LOWEST, s)
     return s
@@ -60,9 +84,7 @@ def forward_ref(q, k1, v1, k2, v2, mask, scale):
     mx = s.max(-1)
     e = np.exp(s - mx[..., None])
     sm = e.sum(-1)
-    p = e / sm[..., None]
-    out = np.einsum("bhnmk,bhnkd->bhnmd", p, v1) + np.einsum("bhnmk,bhkmd->bhnmd", p, v2)
-    return out, mx, sm
+    return apply_weights(e / sm[..., None], v1, v2), mx, sm
 
 
 def backward_ref(q, k1, v1, k2, v2, dy, mask, mx, sm, o, scale):
@@ -71,26 +93,14 @@ def backward_ref(q, k1, v1, k2, v2, dy, mask, mx, sm, o, scale):
     s = scores_ref(q, k1, k2, mask, scale)
     p = np.exp(s - mx[..., None]) / sm[..., None]
     dsum = (dy * o).sum(-1)
-    dp = np.einsum("bhnmd,bhnkd->bhnmk", dy, v1) + np.einsum("bhnmd,bhkmd->bhnmk", dy, v2)
-    ds = p * (dp - dsum[..., None])
-    grads = (
-        scale * (np.einsum("bhnmk,bhnkd->bhnmd", ds, k1) + np.einsum("bhnmk,bhkmd->bhnmd", ds, k2)),
-        scale * np.einsum("bhnmk,bhnmd->bhnkd", ds, q),
-        np.einsum("bhnmk,bhnmd->bhnkd", p, dy),
-        scale * np.einsum("bhnmk,bhnmd->bhkmd", ds, q),
-        np.einsum("bhnmk,bhnmd->bhkmd", p, dy),
-    )
+    ds = p * (pair_products(dy, v1, v2) - dsum[..., None])
+    grads = (scale * apply_weights(ds, k1, k2), scale * reduce_over_m(ds, q), reduce_over_m(p, dy),
+             scale * reduce_over_n(ds, q), reduce_over_n(p, dy))
     a = np.abs
-    dp_mag = np.einsum("bhnmd,bhnkd->bhnmk", a(dy), a(v1)) + np.einsum("bhnmd,bhkmd->bhnmk", a(dy), a(v2))
-    ds_mag = p * (dp_mag + (a(dy) * a(o)).sum(-1)[..., None])
+    ds_mag = p * (pair_products(a(dy), a(v1), a(v2)) + (a(dy) * a(o)).sum(-1)[..., None])
     sa = abs(scale)
-    mags = (
-        sa * (np.einsum("bhnmk,bhnkd->bhnmd", ds_mag, a(k1)) + np.einsum("bhnmk,bhkmd->bhnmd", ds_mag, a(k2))),
-        sa * np.einsum("bhnmk,bhnmd->bhnkd", ds_mag, a(q)),
-        np.einsum("bhnmk,bhnmd->bhnkd", p, a(dy)),
-        sa * np.einsum("bhnmk,bhnmd->bhkmd", ds_mag, a(q)),
-        np.einsum("bhnmk,bhnmd->bhkmd", p, a(dy)),
-    )
+    mags = (sa * apply_weights(ds_mag, a(k1), a(k2)), sa * reduce_over_m(ds_mag, a(q)), reduce_over_m(p, a(dy)),
+            sa * reduce_over_n(ds_mag, a(q)), reduce_over_n(p, a(dy)))
     return grads, mags
 
 
@@ -501,10 +511,10 @@ def _shape_cases():
         ({"attenMaskOptional": (B, 1, N, M, K)}, "attenMaskOptional", "[B, 1, N, 1, K]"),
         ({"value1": (B, H, N, K, 64)}, "value1", "key1"),
         ({"value2": k1}, "value2", "key2"),
-        ({"dy": k1}, "dy", "query"),
+        ({"dy": (B, H, N, M, 64)}, "dy", "query"),
         ({"attentionIn": (B, H, N, M, 64)}, "attentionIn", "query"),
         ({"dqOut": k2}, "dqOut", "query"),
-        ({"dk1Out": q}, "dk1Out", "key1"),
+        ({"dk1Out": (B, H, N, K, 64)}, "dk1Out", "key1"),
         ({"dv1Out": k2}, "dv1Out", "key1"),
         ({"dk2Out": k1}, "dk2Out", "key2"),
         ({"dv2Out": (B, H, K, M, 64)}, "dv2Out", "key2"),

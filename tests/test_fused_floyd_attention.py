@@ -220,7 +220,7 @@ def test_backward_matches_reference(dtype, mask_kind):
     run_backward_case(SMALL, dtype, mask_kind, 0.125, seed=5, masked_rows=1)
 
 
-@pytest.mark.parametrize("shape,dtype", [((1, 2, 32, 128, 128, 64), "float32"), ((1, 1, 16, 128, 128, 128), "float16"),
+@pytest.mark.parametrize("shape,dtype", [((1, 2, 32, 256, 128, 64), "float32"), ((1, 1, 16, 128, 128, 128), "float16"),
                                          ((2, 1, 16, 256, 128, 32), "bfloat16"), ((1, 1, 32, 128, 256, 32), "float32")])
 def test_backward_shapes(shape, dtype):
     run_backward_case(shape, dtype, "bool", 0.0884, seed=6)
@@ -276,18 +276,36 @@ def _run_both(dtype, shape=(1, 2, 32, 128, 128, 32)):
     return (out, smax, ssum) + tuple(grads)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-def test_one_and_two_threads_bit_identical(dtype):
+@pytest.mark.parametrize("dtype,tile", [("float32", None), ("bfloat16", None), ("float32", "16x32x64")])
+def test_one_and_two_threads_bit_identical(dtype, tile, monkeypatch):
+    """Many tiles per anti-diagonal (with ACLNN_EMU_FLOYD_TILE=16x32x64: 4 x 8 tiles of 2 key blocks), so
+    dk1/dv1 chain across m-tiles and dk2/dv2 across n-tiles while two threads take tiles in any order."""
+    if tile is not None:
+        monkeypatch.setenv("ACLNN_EMU_FLOYD_TILE", tile)
     previous = aclnn_emu.get_num_threads()
+    shape = (1, 2, 64, 256, 128, 32)
     try:
         aclnn_emu.set_num_threads(1)
-        one = _run_both(dtype)
+        one = _run_both(dtype, shape)
         aclnn_emu.set_num_threads(2)
-        two = _run_both(dtype)
+        two = _run_both(dtype, shape)
     finally:
         aclnn_emu.set_num_threads(previous)
     for a, b in zip(one, two):
         assert a.tobytes() == b.tobytes()
+
+
+def test_small_tiles_match_the_reference(monkeypatch):
+    """The tile sizes only change rounding: small tiles (many tiles, several key blocks) still match float64."""
+    monkeypatch.setenv("ACLNN_EMU_FLOYD_TILE", "16x32x32")
+    aclnn_emu.invalidate_plans()
+    run_backward_case((1, 1, 32, 256, 128, 32), "float32", "bool", 0.3, seed=19, masked_rows=3)
+    q, k1, v1, k2, v2, mask = make_inputs((1, 1, 32, 256, 128, 32), "float32", seed=20, positive_values=True,
+                                          mask_kind="bool", masked_rows=2)
+    out, smax, ssum = aclnn_emu.fused_floyd_attention(q, k1, v1, k2, v2, mask, 0.3)
+    ref_out, ref_max, ref_sum = forward_ref(q, k1, v1, k2, v2, mask, 0.3)
+    assert_precision(out, ref_out, "float32")
+    assert_precision(ssum[..., 0], ref_sum, "float32")
 
 
 def test_every_isa_bit_identical_to_scalar(isa):

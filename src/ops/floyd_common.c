@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/parallel.h"
@@ -150,6 +151,24 @@ uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes)
     uint64_t at = (plan->workspace + FLOYD_ALIGN - 1) / FLOYD_ALIGN * FLOYD_ALIGN;
     plan->workspace = at + bytes;
     return at;
+}
+
+void floyd_plan_tiles(floyd_plan *plan)
+{
+    const floyd_dims *d = &plan->dims;
+    const char *env = getenv("ACLNN_EMU_FLOYD_TILE"); /* "nbxmbxkb", for tuning */
+    long long nb = 0, mb = 0, kb = 0;
+    if (env == NULL || sscanf(env, "%lldx%lldx%lld", &nb, &mb, &kb) != 3 || nb <= 0 || mb <= 0 || kb <= 0 ||
+        d->N % nb || d->M % mb || d->K % kb || kb % EMU_FLOYD_LANES) {
+        /* Measured best on Zen3 (docs/benchmarks.md): wide m tiles keep the
+         * batched-over-n products long; 64 keys keep P and dS in L2. */
+        nb = d->N % 32 == 0 ? 32 : 16;
+        mb = 128;
+        kb = 64;
+    }
+    plan->nb = nb;
+    plan->mb = mb;
+    plan->kb = kb;
 }
 
 void floyd_plan_stage(floyd_plan *plan, const aclOpExecutor *executor, int index)
@@ -318,16 +337,17 @@ void floyd_tile_products(const floyd_run *run, void *scratch, const float *x, co
 {
     const floyd_dims *d = &run->plan->dims;
     const int64_t M = d->M, K = d->K, D = d->D;
+    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb;
     /* y1 term, batched over n: x[n, m0.., :] (MB x D) . y1[n, k0.., :]^T (D x KB). */
-    for (int64_t nl = 0; nl < FLOYD_NB; ++nl) {
+    for (int64_t nl = 0; nl < NB; ++nl) {
         const int64_t n = n0 + nl;
-        floyd_gemm(run, scratch, FLOYD_MB, FLOYD_KB, D, x + (n * M + m0) * D, D, 1, y1 + (n * K + k0) * D, 1, D,
-                   out + nl * FLOYD_MB * FLOYD_KB, FLOYD_KB, 0);
+        floyd_gemm(run, scratch, MB, KB, D, x + (n * M + m0) * D, D, 1, y1 + (n * K + k0) * D, 1, D,
+                   out + nl * MB * KB, KB, 0);
     }
     /* y2 term, batched over m: x[n0.., m, :] (NB x D) . y2[k0.., m, :]^T (D x KB). */
-    for (int64_t ml = 0; ml < FLOYD_MB; ++ml) {
+    for (int64_t ml = 0; ml < MB; ++ml) {
         const int64_t m = m0 + ml;
-        floyd_gemm(run, scratch, FLOYD_NB, FLOYD_KB, D, x + (n0 * M + m) * D, M * D, 1, y2 + (k0 * M + m) * D, 1,
-                   M * D, out + ml * FLOYD_KB, FLOYD_MB * FLOYD_KB, 1);
+        floyd_gemm(run, scratch, NB, KB, D, x + (n0 * M + m) * D, M * D, 1, y2 + (k0 * M + m) * D, 1,
+                   M * D, out + ml * KB, MB * KB, 1);
     }
 }

@@ -12,11 +12,6 @@
 
 enum {
     FLOYD_RANK = 5,
-    /* Tile: FLOYD_NB values of n x FLOYD_MB values of m x FLOYD_KB keys. N, M
-     * and K are multiples of these (N % 16, M % 128, K % 128 are checked). */
-    FLOYD_NB = 16,
-    FLOYD_MB = 32,
-    FLOYD_KB = 128,
     FLOYD_MAX_SLOTS = 64,
     FLOYD_ALIGN = 64,
 };
@@ -34,6 +29,8 @@ typedef struct {
 
 typedef struct {
     floyd_dims dims;
+    /* Tile: nb values of n x mb values of m x kb keys, dividing N, M and K. */
+    int64_t nb, mb, kb;
     float scale;
     int slots;               /* tiles processed at once, each with its own scratch */
     bool has_mask;
@@ -66,6 +63,8 @@ aclnnStatus floyd_check_memory(const char *api, const char *name, const aclTenso
 
 /* Reserves `bytes` (aligned) in the workspace layout; returns the offset. */
 uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes);
+/* Chooses the tile sizes for `dims`. */
+void floyd_plan_tiles(floyd_plan *plan);
 /* Plans the fp32 copy of slot `index` if it is not FLOAT and contiguous. */
 void floyd_plan_stage(floyd_plan *plan, const aclOpExecutor *executor, int index);
 /* Plans mask access: strides, or a dense copy when k is not contiguous. */
@@ -117,7 +116,7 @@ static inline void floyd_gemm(const floyd_run *run, void *scratch, int64_t m, in
     run->gemm->sgemm(&args, scratch);
 }
 
-/* One tile of Floyd products over keys [k0, k0 + FLOYD_KB) of one (b, h):
+/* One tile of Floyd products over keys [k0, k0 + kb) of one (b, h):
  * out[nl][ml][kk] = sum_d x[n,m,d]*y1[n,k,d] + sum_d x[n,m,d]*y2[k,m,d]
  * (one fma chain per element: the y1 term, then the y2 term), with
  * n = n0 + nl, m = m0 + ml, k = k0 + kk; x [N,M,D], y1 [N,K,D], y2 [K,M,D]

@@ -1,6 +1,6 @@
 /* aclnnFusedFloydAttention: the forward, tile by tile with an online
  * softmax over blocks of keys (see the public header for the formulas).
- * Tiles of FLOYD_NB x FLOYD_MB (n, m) rows are independent, so any thread
+ * Tiles of NB x MB (n, m) rows are independent, so any thread
  * may take any tile: the result does not depend on the thread count. */
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "ops/floyd_common.h"
 
 enum { IN_QUERY, IN_KEY1, IN_VALUE1, IN_KEY2, IN_VALUE2, IN_MASK, OUT_MAX, OUT_SUM, OUT_ATTENTION, TENSORS };
-enum { STATS_WIDTH = 8, ROWS = FLOYD_NB * FLOYD_MB };
+enum { STATS_WIDTH = 8 };
 
 static const char *const NAMES[TENSORS] = {"query", "key1", "value1", "key2", "value2", "attenMaskOptional",
                                            "softmaxMaxOut", "softmaxSumOut", "attentionOutOut"};
@@ -26,9 +26,11 @@ typedef struct {
 } forward_ctx;
 
 /* Slot scratch: scores (ROWS x KB), output accumulator (ROWS x D), row max, row sum. */
-static uint64_t slot_floats(const floyd_dims *d)
+static uint64_t slot_floats(const floyd_plan *plan)
 {
-    return (uint64_t)ROWS * FLOYD_KB + (uint64_t)ROWS * (uint64_t)d->D + 2u * ROWS;
+    const floyd_dims *d = &plan->dims;
+    const uint64_t ROWS = (uint64_t)(plan->nb * plan->mb), KB = (uint64_t)plan->kb;
+    return (uint64_t)ROWS * KB + (uint64_t)ROWS * (uint64_t)d->D + 2u * ROWS;
 }
 
 static void write_stats(const emu_view *view, int64_t b, int64_t h, int64_t n, int64_t m, float value)
@@ -45,32 +47,33 @@ static void forward_tile(const forward_ctx *ctx, int slot, size_t tile)
     const floyd_run *run = &ctx->run;
     const floyd_dims *d = &run->plan->dims;
     const int64_t N = d->N, M = d->M, K = d->K, D = d->D;
+    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb, ROWS = NB * MB;
     const int64_t slice = (int64_t)(tile / ctx->tiles_per_slice), in_slice = (int64_t)(tile % ctx->tiles_per_slice);
     const int64_t b = slice / d->H, h = slice % d->H;
-    const int64_t n0 = in_slice / ctx->tiles_m * FLOYD_NB, m0 = in_slice % ctx->tiles_m * FLOYD_MB;
+    const int64_t n0 = in_slice / ctx->tiles_m * NB, m0 = in_slice % ctx->tiles_m * MB;
     const float *q = ctx->q + slice * N * M * D, *k1 = ctx->k1 + slice * N * K * D, *v1 = ctx->v1 + slice * N * K * D;
     const float *k2 = ctx->k2 + slice * K * M * D, *v2 = ctx->v2 + slice * K * M * D;
     float *scores = floyd_slot(run, slot);
-    float *acc = scores + ROWS * FLOYD_KB;
+    float *acc = scores + ROWS * KB;
     float *row_max = acc + ROWS * D, *row_sum = row_max + ROWS;
     void *scratch = floyd_slot_gemm_scratch(run, slot);
     const float scale = run->plan->scale;
 
-    for (int r = 0; r < ROWS; ++r) {
+    for (int64_t r = 0; r < ROWS; ++r) {
         row_max[r] = -INFINITY;
         row_sum[r] = 0.0f;
     }
     memset(acc, 0, sizeof(float) * ROWS * (size_t)D);
-    for (int64_t k0 = 0; k0 < K; k0 += FLOYD_KB) {
+    for (int64_t k0 = 0; k0 < K; k0 += KB) {
         floyd_tile_products(run, scratch, q, k1, k2, n0, m0, k0, scores);
-        for (int r = 0; r < ROWS; ++r) {
-            const int64_t n = n0 + r / FLOYD_MB, m = m0 + r % FLOYD_MB;
-            float *s = scores + (int64_t)r * FLOYD_KB;
-            const float block_max = run->ew->scores_max(FLOYD_KB, s, floyd_mask_row(run, b, h, n, m, k0), scale);
+        for (int64_t r = 0; r < ROWS; ++r) {
+            const int64_t n = n0 + r / MB, m = m0 + r % MB;
+            float *s = scores + (int64_t)r * KB;
+            const float block_max = run->ew->scores_max(KB, s, floyd_mask_row(run, b, h, n, m, k0), scale);
             const float old_max = row_max[r];
             const float new_max = block_max > old_max ? block_max : old_max;
             const float rescale = emu_floyd_exp(old_max - new_max); /* 0 for the first block */
-            const float block_sum = run->ew->exp_sum(FLOYD_KB, s, new_max);
+            const float block_sum = run->ew->exp_sum(KB, s, new_max);
             row_sum[r] = row_sum[r] * rescale + block_sum;
             row_max[r] = new_max;
             if (k0 > 0) {
@@ -81,20 +84,20 @@ static void forward_tile(const forward_ctx *ctx, int slot, size_t tile)
             }
         }
         /* acc += P . V1 (batched over n) and P . V2 (batched over m). */
-        for (int64_t nl = 0; nl < FLOYD_NB; ++nl) {
+        for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
-            floyd_gemm(run, scratch, FLOYD_MB, D, FLOYD_KB, scores + nl * FLOYD_MB * FLOYD_KB, FLOYD_KB, 1,
-                       v1 + (n * K + k0) * D, D, 1, acc + nl * FLOYD_MB * D, D, 1);
+            floyd_gemm(run, scratch, MB, D, KB, scores + nl * MB * KB, KB, 1,
+                       v1 + (n * K + k0) * D, D, 1, acc + nl * MB * D, D, 1);
         }
-        for (int64_t ml = 0; ml < FLOYD_MB; ++ml) {
+        for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
-            floyd_gemm(run, scratch, FLOYD_NB, D, FLOYD_KB, scores + ml * FLOYD_KB, FLOYD_MB * FLOYD_KB, 1,
-                       v2 + (k0 * M + m) * D, M * D, 1, acc + ml * D, FLOYD_MB * D, 1);
+            floyd_gemm(run, scratch, NB, D, KB, scores + ml * KB, MB * KB, 1,
+                       v2 + (k0 * M + m) * D, M * D, 1, acc + ml * D, MB * D, 1);
         }
     }
     const emu_view *max_view = &ctx->executor->tensors[OUT_MAX], *sum_view = &ctx->executor->tensors[OUT_SUM];
-    for (int r = 0; r < ROWS; ++r) {
-        const int64_t n = n0 + r / FLOYD_MB, m = m0 + r % FLOYD_MB;
+    for (int64_t r = 0; r < ROWS; ++r) {
+        const int64_t n = n0 + r / MB, m = m0 + r % MB;
         const float *o = acc + (int64_t)r * D;
         float *out = ctx->out + ((slice * N + n) * M + m) * D;
         for (int64_t i = 0; i < D; ++i) {
@@ -128,8 +131,8 @@ static const char *run_forward(aclOpExecutor *executor, void *workspace)
     ctx.v2 = floyd_input(&ctx.run, executor, IN_VALUE2);
     ctx.out = floyd_output(&ctx.run, executor, OUT_ATTENTION);
     const floyd_dims *d = &plan->dims;
-    ctx.tiles_n = d->N / FLOYD_NB;
-    ctx.tiles_m = d->M / FLOYD_MB;
+    ctx.tiles_n = d->N / plan->nb;
+    ctx.tiles_m = d->M / plan->mb;
     ctx.tiles_per_slice = (size_t)(ctx.tiles_n * ctx.tiles_m);
     ctx.tiles = ctx.tiles_per_slice * (size_t)(d->B * d->H);
     emu_parallel_for((size_t)plan->slots, 1, forward_range, &ctx);
@@ -226,8 +229,9 @@ aclnnStatus aclnnFusedFloydAttentionGetWorkspaceSize(const aclTensor *query, con
     if (plan->has_mask) {
         floyd_plan_mask(plan, &planned->tensors[IN_MASK]);
     }
-    uint64_t tiles = (uint64_t)(dims.B * dims.H) * (uint64_t)(dims.N / FLOYD_NB) * (uint64_t)(dims.M / FLOYD_MB);
-    floyd_plan_slots(plan, tiles, slot_floats(&dims));
+    floyd_plan_tiles(plan);
+    uint64_t tiles = (uint64_t)(dims.B * dims.H) * (uint64_t)(dims.N / plan->nb) * (uint64_t)(dims.M / plan->mb);
+    floyd_plan_slots(plan, tiles, slot_floats(plan));
     return emu_executor_publish(planned, run_forward, plan->workspace, workspaceSize, executor);
 }
 

@@ -1,8 +1,8 @@
 /* aclnnFusedFloydAttentionGrad: the backward, tile by tile, recomputing P
  * from the saved softmax statistics (see the public header for formulas).
  *
- * A tile is FLOYD_NB values of n x FLOYD_MB values of m of one (b, h); it
- * walks all keys in blocks of FLOYD_KB. dq of a tile is complete inside it.
+ * A tile is NB values of n x MB values of m of one (b, h); it
+ * walks all keys in blocks of KB. dq of a tile is complete inside it.
  * dk1/dv1 of its n's sum over every m-tile, and dk2/dv2 of its m's over
  * every n-tile. To keep one fixed summation order without atomics, tiles
  * run by anti-diagonals: tile (i, j) runs in step i + j, after (i, j - 1)
@@ -35,7 +35,7 @@ enum {
     OUT_DV2,
     TENSORS
 };
-enum { STATS_WIDTH = 8, ROWS = FLOYD_NB * FLOYD_MB };
+enum { STATS_WIDTH = 8 };
 
 static const char *const NAMES[TENSORS] = {"query",      "key1",       "value1",           "key2",
                                            "value2",     "dy",         "attenMaskOptional", "softmaxMax",
@@ -51,9 +51,10 @@ typedef struct {
 } grad_ctx;
 
 /* Slot scratch: P and dS (ROWS x KB each) and Dsum (ROWS). */
-static uint64_t slot_floats(void)
+static uint64_t slot_floats(const floyd_plan *plan)
 {
-    return 2u * ROWS * FLOYD_KB + ROWS;
+    const uint64_t ROWS = (uint64_t)(plan->nb * plan->mb), KB = (uint64_t)plan->kb;
+    return 2u * ROWS * KB + ROWS;
 }
 
 static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, int64_t tj)
@@ -61,8 +62,9 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
     const floyd_run *run = &ctx->run;
     const floyd_dims *d = &run->plan->dims;
     const int64_t N = d->N, M = d->M, K = d->K, D = d->D;
+    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb, ROWS = NB * MB;
     const int64_t b = slice / d->H, h = slice % d->H;
-    const int64_t n0 = ti * FLOYD_NB, m0 = tj * FLOYD_MB;
+    const int64_t n0 = ti * NB, m0 = tj * MB;
     const int64_t nmd = slice * N * M * D, nkd = slice * N * K * D, kmd = slice * K * M * D;
     const float *q = ctx->q + nmd, *dy = ctx->dy + nmd, *o = ctx->o + nmd;
     const float *k1 = ctx->k1 + nkd, *v1 = ctx->v1 + nkd, *k2 = ctx->k2 + kmd, *v2 = ctx->v2 + kmd;
@@ -70,54 +72,54 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
     float *dk2 = ctx->dk2 + kmd, *dv2 = ctx->dv2 + kmd;
     const float *row_max = ctx->max + slice * N * M, *row_sum = ctx->sum + slice * N * M;
     float *p = floyd_slot(run, slot);
-    float *ds = p + ROWS * FLOYD_KB;
-    float *dsum = ds + ROWS * FLOYD_KB;
+    float *ds = p + ROWS * KB;
+    float *dsum = ds + ROWS * KB;
     void *scratch = floyd_slot_gemm_scratch(run, slot);
     const float scale = run->plan->scale;
 
-    for (int r = 0; r < ROWS; ++r) {
-        const int64_t at = ((n0 + r / FLOYD_MB) * M + m0 + r % FLOYD_MB) * D;
+    for (int64_t r = 0; r < ROWS; ++r) {
+        const int64_t at = ((n0 + r / MB) * M + m0 + r % MB) * D;
         float acc = 0.0f;
         for (int64_t i = 0; i < D; ++i) {
             acc = fmaf(dy[at + i], o[at + i], acc);
         }
         dsum[r] = acc;
     }
-    for (int64_t k0 = 0; k0 < K; k0 += FLOYD_KB) {
+    for (int64_t k0 = 0; k0 < K; k0 += KB) {
         floyd_tile_products(run, scratch, q, k1, k2, n0, m0, k0, p);
         floyd_tile_products(run, scratch, dy, v1, v2, n0, m0, k0, ds);
-        for (int r = 0; r < ROWS; ++r) {
-            const int64_t n = n0 + r / FLOYD_MB, m = m0 + r % FLOYD_MB;
-            float *pr = p + (int64_t)r * FLOYD_KB, *dsr = ds + (int64_t)r * FLOYD_KB;
-            run->ew->softmax(FLOYD_KB, pr, floyd_mask_row(run, b, h, n, m, k0), scale, row_max[n * M + m],
+        for (int64_t r = 0; r < ROWS; ++r) {
+            const int64_t n = n0 + r / MB, m = m0 + r % MB;
+            float *pr = p + (int64_t)r * KB, *dsr = ds + (int64_t)r * KB;
+            run->ew->softmax(KB, pr, floyd_mask_row(run, b, h, n, m, k0), scale, row_max[n * M + m],
                              row_sum[n * M + m]);
-            run->ew->softmax_grad(FLOYD_KB, pr, dsr, dsum[r], scale); /* ds = scale * P * (dP - Dsum) */
+            run->ew->softmax_grad(KB, pr, dsr, dsum[r], scale); /* ds = scale * P * (dP - Dsum) */
         }
         /* dq += dS . K1 (batched over n), then dS . K2 (batched over m). */
-        for (int64_t nl = 0; nl < FLOYD_NB; ++nl) {
+        for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
-            floyd_gemm(run, scratch, FLOYD_MB, D, FLOYD_KB, ds + nl * FLOYD_MB * FLOYD_KB, FLOYD_KB, 1,
+            floyd_gemm(run, scratch, MB, D, KB, ds + nl * MB * KB, KB, 1,
                        k1 + (n * K + k0) * D, D, 1, dq + (n * M + m0) * D, D, k0 > 0);
         }
-        for (int64_t ml = 0; ml < FLOYD_MB; ++ml) {
+        for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
-            floyd_gemm(run, scratch, FLOYD_NB, D, FLOYD_KB, ds + ml * FLOYD_KB, FLOYD_MB * FLOYD_KB, 1,
+            floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, MB * KB, 1,
                        k2 + (k0 * M + m) * D, M * D, 1, dq + (n0 * M + m) * D, M * D, 1);
         }
         /* dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
-        for (int64_t nl = 0; nl < FLOYD_NB; ++nl) {
+        for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
-            const int64_t rows = nl * FLOYD_MB * FLOYD_KB, x = (n * M + m0) * D, c = (n * K + k0) * D;
-            floyd_gemm(run, scratch, FLOYD_KB, D, FLOYD_MB, ds + rows, 1, FLOYD_KB, q + x, D, 1, dk1 + c, D, tj > 0);
-            floyd_gemm(run, scratch, FLOYD_KB, D, FLOYD_MB, p + rows, 1, FLOYD_KB, dy + x, D, 1, dv1 + c, D, tj > 0);
+            const int64_t rows = nl * MB * KB, x = (n * M + m0) * D, c = (n * K + k0) * D;
+            floyd_gemm(run, scratch, KB, D, MB, ds + rows, 1, KB, q + x, D, 1, dk1 + c, D, tj > 0);
+            floyd_gemm(run, scratch, KB, D, MB, p + rows, 1, KB, dy + x, D, 1, dv1 + c, D, tj > 0);
         }
         /* dk2[k, m] += dS[:, m]^T . Q[n-tile, m], dv2[k, m] += P[:, m]^T . dy[n-tile, m]. */
-        for (int64_t ml = 0; ml < FLOYD_MB; ++ml) {
+        for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
-            const int64_t rows = ml * FLOYD_KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
-            floyd_gemm(run, scratch, FLOYD_KB, D, FLOYD_NB, ds + rows, 1, FLOYD_MB * FLOYD_KB, q + x, M * D, 1,
+            const int64_t rows = ml * KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
+            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, MB * KB, q + x, M * D, 1,
                        dk2 + c, M * D, ti > 0);
-            floyd_gemm(run, scratch, FLOYD_KB, D, FLOYD_NB, p + rows, 1, FLOYD_MB * FLOYD_KB, dy + x, M * D, 1,
+            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, MB * KB, dy + x, M * D, 1,
                        dv2 + c, M * D, ti > 0);
         }
     }
@@ -174,7 +176,7 @@ static const char *run_grad(aclOpExecutor *executor, void *workspace)
     ctx.dk2 = floyd_output(&ctx.run, executor, OUT_DK2);
     ctx.dv2 = floyd_output(&ctx.run, executor, OUT_DV2);
 
-    const int64_t tiles_n = d->N / FLOYD_NB, tiles_m = d->M / FLOYD_MB, slices = d->B * d->H;
+    const int64_t tiles_n = d->N / plan->nb, tiles_m = d->M / plan->mb, slices = d->B * d->H;
     for (int64_t t = 0; t < tiles_n + tiles_m - 1; ++t) {
         ctx.diagonal = t;
         ctx.i_first = t - tiles_m + 1 > 0 ? t - tiles_m + 1 : 0;
@@ -281,9 +283,10 @@ aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(
         floyd_plan_mask(plan, &planned->tensors[IN_MASK]);
     }
     plan->stats_offset = floyd_reserve(plan, 2u * (uint64_t)(dims.B * dims.H * dims.N * dims.M) * sizeof(float));
-    const uint64_t tiles_n = (uint64_t)(dims.N / FLOYD_NB), tiles_m = (uint64_t)(dims.M / FLOYD_MB);
+    floyd_plan_tiles(plan);
+    const uint64_t tiles_n = (uint64_t)(dims.N / plan->nb), tiles_m = (uint64_t)(dims.M / plan->mb);
     const uint64_t longest_diagonal = tiles_n < tiles_m ? tiles_n : tiles_m;
-    floyd_plan_slots(plan, (uint64_t)(dims.B * dims.H) * longest_diagonal, slot_floats());
+    floyd_plan_slots(plan, (uint64_t)(dims.B * dims.H) * longest_diagonal, slot_floats(plan));
     return emu_executor_publish(planned, run_grad, plan->workspace, workspaceSize, executor);
 }
 

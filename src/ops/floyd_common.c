@@ -146,6 +146,76 @@ aclnnStatus floyd_check_memory(const char *api, const char *name, const aclTenso
     return emu_check_device_memory(api, name, tensor);
 }
 
+static const aclDataType FLOAT_TYPES[] = {ACL_FLOAT16, ACL_BF16, ACL_FLOAT};
+static const aclDataType STATS_TYPE[] = {ACL_FLOAT};
+
+static aclnnStatus check_dtypes(const floyd_call *c)
+{
+    const aclTensor *query = c->tensors[0];
+    EMU_TRY(emu_check_dtype_in(c->api, c->names[0], query, FLOAT_TYPES, 3));
+    for (int i = 1; i < c->count; ++i) {
+        const aclTensor *t = c->tensors[i];
+        if (i == c->mask) {
+            if (t != NULL) {
+                EMU_TRY(floyd_check_mask_dtype(c->api, t, c->mask_bool_only));
+            }
+        } else if (i == c->stats[0] || i == c->stats[1]) {
+            EMU_TRY(emu_check_dtype_in(c->api, c->names[i], t, STATS_TYPE, 1));
+        } else {
+            EMU_TRY(emu_check_same_dtype(c->api, c->names[i], t, c->names[0], query));
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus floyd_validate(const floyd_call *c, const uint64_t *workspace_size, aclOpExecutor *const *executor,
+                           floyd_shapes_fn shapes, floyd_dims *dims)
+{
+    EMU_TRY(emu_check_not_null(c->api, "workspaceSize", workspace_size));
+    EMU_TRY(emu_check_not_null(c->api, "executor", executor));
+    for (int i = 0; i < c->count; ++i) {
+        if (i != c->mask) {
+            EMU_TRY(emu_check_not_null(c->api, c->names[i], c->tensors[i]));
+        }
+    }
+    EMU_TRY(floyd_check_product(c->api));
+    EMU_TRY(check_dtypes(c));
+    for (int i = 0; i < c->count; ++i) {
+        if (c->tensors[i] != NULL) {
+            EMU_TRY(floyd_check_format(c->api, c->names[i], c->tensors[i]));
+        }
+    }
+    EMU_TRY(shapes(c->api, c->tensors, dims));
+    for (int i = 0; i < c->count; ++i) {
+        if (c->tensors[i] != NULL) {
+            EMU_TRY(floyd_check_memory(c->api, c->names[i], c->tensors[i]));
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclOpExecutor *floyd_executor(const floyd_call *c, const floyd_dims *dims)
+{
+    aclOpExecutor *planned = emu_executor_create(c->api, c->phase2, c->inputs, c->count - c->inputs);
+    if (planned == NULL) {
+        return NULL;
+    }
+    for (int i = 0; i < c->count; ++i) {
+        emu_executor_bind(planned, i, c->tensors[i]);
+    }
+    floyd_plan *plan = (floyd_plan *)planned->plan;
+    memset(plan, 0, sizeof *plan);
+    plan->dims = *dims;
+    plan->scale = (float)c->scale;
+    plan->mask_index = c->mask;
+    plan->has_mask = c->tensors[c->mask] != NULL;
+    if (plan->has_mask) {
+        floyd_plan_mask(plan, &planned->tensors[c->mask]);
+    }
+    floyd_plan_tiles(plan);
+    return planned;
+}
+
 uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes)
 {
     uint64_t at = (plan->workspace + FLOYD_ALIGN - 1) / FLOYD_ALIGN * FLOYD_ALIGN;
@@ -337,17 +407,17 @@ void floyd_tile_products(const floyd_run *run, void *scratch, const float *x, co
 {
     const floyd_dims *d = &run->plan->dims;
     const int64_t M = d->M, K = d->K, D = d->D;
-    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb;
+    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb, LDN = floyd_tile_ldn(run->plan);
     /* y1 term, batched over n: x[n, m0.., :] (MB x D) . y1[n, k0.., :]^T (D x KB). */
     for (int64_t nl = 0; nl < NB; ++nl) {
         const int64_t n = n0 + nl;
         floyd_gemm(run, scratch, MB, KB, D, x + (n * M + m0) * D, D, 1, y1 + (n * K + k0) * D, 1, D,
-                   out + nl * MB * KB, KB, 0);
+                   out + nl * LDN, KB, 0);
     }
     /* y2 term, batched over m: x[n0.., m, :] (NB x D) . y2[k0.., m, :]^T (D x KB). */
     for (int64_t ml = 0; ml < MB; ++ml) {
         const int64_t m = m0 + ml;
         floyd_gemm(run, scratch, NB, KB, D, x + (n0 * M + m) * D, M * D, 1, y2 + (k0 * M + m) * D, 1,
-                   M * D, out + ml * KB, MB * KB, 1);
+                   M * D, out + ml * KB, LDN, 1);
     }
 }

@@ -48,6 +48,30 @@ typedef struct {
 _Static_assert(sizeof(floyd_plan) <= EMU_PLAN_BYTES, "floyd_plan must fit in the executor");
 
 /* ---- phase 1 ---- */
+/* The tensors of one phase-1 call in executor slot order (inputs first). */
+typedef struct {
+    const char *api;    /* phase-1 name */
+    const char *phase2; /* phase-2 name */
+    const aclTensor *const *tensors;
+    const char *const *names;
+    int count, inputs;
+    int mask;           /* slot of attenMaskOptional (may be NULL) */
+    int stats[2];       /* slots of the FLOAT softmax statistics */
+    bool mask_bool_only;
+    double scale;
+} floyd_call;
+
+typedef aclnnStatus (*floyd_shapes_fn)(const char *api, const aclTensor *const *tensors, floyd_dims *dims);
+
+/* The whole phase-1 validation in order: NULL (out-pointers, then every
+ * tensor but the mask) -> 161001; product, dtypes, formats -> 161002;
+ * `shapes` (561002); data and device memory -> 161002. */
+aclnnStatus floyd_validate(const floyd_call *call, const uint64_t *workspace_size, aclOpExecutor *const *executor,
+                           floyd_shapes_fn shapes, floyd_dims *dims);
+/* A new executor with every tensor bound and the plan's dims, scale, mask
+ * and tiles set; NULL (message set) when out of memory. */
+aclOpExecutor *floyd_executor(const floyd_call *call, const floyd_dims *dims);
+
 aclnnStatus floyd_check_product(const char *api);
 /* 161002 for private storage formats (NC1HWC0, FRACTAL_Z/NZ, ...). */
 aclnnStatus floyd_check_format(const char *api, const char *name, const aclTensor *tensor);
@@ -116,8 +140,16 @@ static inline void floyd_gemm(const floyd_run *run, void *scratch, int64_t m, in
     run->gemm->sgemm(&args, scratch);
 }
 
+/* Floats between the rows of consecutive n in a [nb][mb][kb] tile: mb*kb
+ * plus one cache line, so that the batched-over-m products, which step
+ * through the tile by n, do not hit one L1 set at a power-of-two stride. */
+static inline int64_t floyd_tile_ldn(const floyd_plan *plan)
+{
+    return plan->mb * plan->kb + 16;
+}
+
 /* One tile of Floyd products over keys [k0, k0 + kb) of one (b, h):
- * out[nl][ml][kk] = sum_d x[n,m,d]*y1[n,k,d] + sum_d x[n,m,d]*y2[k,m,d]
+ * out[nl*ldn + ml*kb + kk] = sum_d x[n,m,d]*y1[n,k,d] + sum_d x[n,m,d]*y2[k,m,d]
  * (one fma chain per element: the y1 term, then the y2 term), with
  * n = n0 + nl, m = m0 + ml, k = k0 + kk; x [N,M,D], y1 [N,K,D], y2 [K,M,D]
  * of one slice. S uses (Q, K1, K2); dP uses (dy, V1, V2). */

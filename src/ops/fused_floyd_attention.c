@@ -29,8 +29,8 @@ typedef struct {
 static uint64_t slot_floats(const floyd_plan *plan)
 {
     const floyd_dims *d = &plan->dims;
-    const uint64_t ROWS = (uint64_t)(plan->nb * plan->mb), KB = (uint64_t)plan->kb;
-    return (uint64_t)ROWS * KB + (uint64_t)ROWS * (uint64_t)d->D + 2u * ROWS;
+    const uint64_t ROWS = (uint64_t)(plan->nb * plan->mb);
+    return (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan) + ROWS * (uint64_t)d->D + 2u * ROWS;
 }
 
 static void write_stats(const emu_view *view, int64_t b, int64_t h, int64_t n, int64_t m, float value)
@@ -48,13 +48,14 @@ static void forward_tile(const forward_ctx *ctx, int slot, size_t tile)
     const floyd_dims *d = &run->plan->dims;
     const int64_t N = d->N, M = d->M, K = d->K, D = d->D;
     const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb, ROWS = NB * MB;
+    const int64_t LDN = floyd_tile_ldn(run->plan);
     const int64_t slice = (int64_t)(tile / ctx->tiles_per_slice), in_slice = (int64_t)(tile % ctx->tiles_per_slice);
     const int64_t b = slice / d->H, h = slice % d->H;
     const int64_t n0 = in_slice / ctx->tiles_m * NB, m0 = in_slice % ctx->tiles_m * MB;
     const float *q = ctx->q + slice * N * M * D, *k1 = ctx->k1 + slice * N * K * D, *v1 = ctx->v1 + slice * N * K * D;
     const float *k2 = ctx->k2 + slice * K * M * D, *v2 = ctx->v2 + slice * K * M * D;
     float *scores = floyd_slot(run, slot);
-    float *acc = scores + ROWS * KB;
+    float *acc = scores + NB * LDN;
     float *row_max = acc + ROWS * D, *row_sum = row_max + ROWS;
     void *scratch = floyd_slot_gemm_scratch(run, slot);
     const float scale = run->plan->scale;
@@ -68,7 +69,7 @@ static void forward_tile(const forward_ctx *ctx, int slot, size_t tile)
         floyd_tile_products(run, scratch, q, k1, k2, n0, m0, k0, scores);
         for (int64_t r = 0; r < ROWS; ++r) {
             const int64_t n = n0 + r / MB, m = m0 + r % MB;
-            float *s = scores + (int64_t)r * KB;
+            float *s = scores + r / MB * LDN + r % MB * KB;
             const float block_max = run->ew->scores_max(KB, s, floyd_mask_row(run, b, h, n, m, k0), scale);
             const float old_max = row_max[r];
             const float new_max = block_max > old_max ? block_max : old_max;
@@ -86,12 +87,12 @@ static void forward_tile(const forward_ctx *ctx, int slot, size_t tile)
         /* acc += P . V1 (batched over n) and P . V2 (batched over m). */
         for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
-            floyd_gemm(run, scratch, MB, D, KB, scores + nl * MB * KB, KB, 1,
+            floyd_gemm(run, scratch, MB, D, KB, scores + nl * LDN, KB, 1,
                        v1 + (n * K + k0) * D, D, 1, acc + nl * MB * D, D, 1);
         }
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
-            floyd_gemm(run, scratch, NB, D, KB, scores + ml * KB, MB * KB, 1,
+            floyd_gemm(run, scratch, NB, D, KB, scores + ml * KB, LDN, 1,
                        v2 + (k0 * M + m) * D, M * D, 1, acc + ml * D, MB * D, 1);
         }
     }
@@ -163,9 +164,6 @@ static aclnnStatus check_shapes(const char *api, const aclTensor *const *t, floy
                                 ACLNN_ERR_INNER_TILING_ERROR);
 }
 
-static const aclDataType FLOAT_TYPES[] = {ACL_FLOAT16, ACL_BF16, ACL_FLOAT};
-static const aclDataType STATS_TYPE[] = {ACL_FLOAT};
-
 aclnnStatus aclnnFusedFloydAttentionGetWorkspaceSize(const aclTensor *query, const aclTensor *key1,
                                                      const aclTensor *value1, const aclTensor *key2,
                                                      const aclTensor *value2, const aclTensor *attenMaskOptional,
@@ -173,63 +171,21 @@ aclnnStatus aclnnFusedFloydAttentionGetWorkspaceSize(const aclTensor *query, con
                                                      const aclTensor *softmaxSumOut, const aclTensor *attentionOutOut,
                                                      uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    static const char API[] = "aclnnFusedFloydAttentionGetWorkspaceSize";
     const aclTensor *const t[TENSORS] = {query, key1, value1, key2, value2, attenMaskOptional,
                                          softmaxMaxOut, softmaxSumOut, attentionOutOut};
-    EMU_TRY(emu_check_not_null(API, "workspaceSize", workspaceSize));
-    EMU_TRY(emu_check_not_null(API, "executor", executor));
-    for (int i = 0; i < TENSORS; ++i) {
-        if (i != IN_MASK) {
-            EMU_TRY(emu_check_not_null(API, NAMES[i], t[i]));
-        }
-    }
-    EMU_TRY(floyd_check_product(API));
-    EMU_TRY(emu_check_dtype_in(API, "query", query, FLOAT_TYPES, 3));
-    for (int i = IN_KEY1; i < TENSORS; ++i) {
-        if (i == IN_MASK) {
-            if (attenMaskOptional != NULL) {
-                EMU_TRY(floyd_check_mask_dtype(API, attenMaskOptional, false));
-            }
-        } else if (i == OUT_MAX || i == OUT_SUM) {
-            EMU_TRY(emu_check_dtype_in(API, NAMES[i], t[i], STATS_TYPE, 1));
-        } else {
-            EMU_TRY(emu_check_same_dtype(API, NAMES[i], t[i], "query", query));
-        }
-    }
-    for (int i = 0; i < TENSORS; ++i) {
-        if (t[i] != NULL) {
-            EMU_TRY(floyd_check_format(API, NAMES[i], t[i]));
-        }
-    }
+    const floyd_call call = {"aclnnFusedFloydAttentionGetWorkspaceSize", "aclnnFusedFloydAttention", t, NAMES,
+                             TENSORS, OUT_MAX, IN_MASK, {OUT_MAX, OUT_SUM}, false, scaleValueOptional};
     floyd_dims dims;
-    EMU_TRY(check_shapes(API, t, &dims));
-    for (int i = 0; i < TENSORS; ++i) {
-        if (t[i] != NULL) {
-            EMU_TRY(floyd_check_memory(API, NAMES[i], t[i]));
-        }
-    }
-
-    aclOpExecutor *planned = emu_executor_create(API, "aclnnFusedFloydAttention", OUT_MAX, TENSORS - OUT_MAX);
+    EMU_TRY(floyd_validate(&call, workspaceSize, executor, check_shapes, &dims));
+    aclOpExecutor *planned = floyd_executor(&call, &dims);
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
-    for (int i = 0; i < TENSORS; ++i) {
-        emu_executor_bind(planned, i, t[i]);
-    }
     floyd_plan *plan = (floyd_plan *)planned->plan;
-    memset(plan, 0, sizeof *plan);
-    plan->dims = dims;
-    plan->scale = (float)scaleValueOptional;
-    plan->mask_index = IN_MASK;
-    plan->has_mask = attenMaskOptional != NULL;
     for (int i = IN_QUERY; i <= IN_VALUE2; ++i) {
         floyd_plan_stage(plan, planned, i);
     }
     floyd_plan_stage(plan, planned, OUT_ATTENTION);
-    if (plan->has_mask) {
-        floyd_plan_mask(plan, &planned->tensors[IN_MASK]);
-    }
-    floyd_plan_tiles(plan);
     uint64_t tiles = (uint64_t)(dims.B * dims.H) * (uint64_t)(dims.N / plan->nb) * (uint64_t)(dims.M / plan->mb);
     floyd_plan_slots(plan, tiles, slot_floats(plan));
     return emu_executor_publish(planned, run_forward, plan->workspace, workspaceSize, executor);

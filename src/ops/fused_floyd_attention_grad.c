@@ -53,8 +53,8 @@ typedef struct {
 /* Slot scratch: P and dS (ROWS x KB each) and Dsum (ROWS). */
 static uint64_t slot_floats(const floyd_plan *plan)
 {
-    const uint64_t ROWS = (uint64_t)(plan->nb * plan->mb), KB = (uint64_t)plan->kb;
-    return 2u * ROWS * KB + ROWS;
+    const uint64_t ROWS = (uint64_t)(plan->nb * plan->mb);
+    return 2u * (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan) + ROWS;
 }
 
 static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, int64_t tj)
@@ -63,6 +63,7 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
     const floyd_dims *d = &run->plan->dims;
     const int64_t N = d->N, M = d->M, K = d->K, D = d->D;
     const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb, ROWS = NB * MB;
+    const int64_t LDN = floyd_tile_ldn(run->plan);
     const int64_t b = slice / d->H, h = slice % d->H;
     const int64_t n0 = ti * NB, m0 = tj * MB;
     const int64_t nmd = slice * N * M * D, nkd = slice * N * K * D, kmd = slice * K * M * D;
@@ -72,8 +73,8 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
     float *dk2 = ctx->dk2 + kmd, *dv2 = ctx->dv2 + kmd;
     const float *row_max = ctx->max + slice * N * M, *row_sum = ctx->sum + slice * N * M;
     float *p = floyd_slot(run, slot);
-    float *ds = p + ROWS * KB;
-    float *dsum = ds + ROWS * KB;
+    float *ds = p + NB * LDN;
+    float *dsum = ds + NB * LDN;
     void *scratch = floyd_slot_gemm_scratch(run, slot);
     const float scale = run->plan->scale;
 
@@ -90,7 +91,8 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
         floyd_tile_products(run, scratch, dy, v1, v2, n0, m0, k0, ds);
         for (int64_t r = 0; r < ROWS; ++r) {
             const int64_t n = n0 + r / MB, m = m0 + r % MB;
-            float *pr = p + (int64_t)r * KB, *dsr = ds + (int64_t)r * KB;
+            const int64_t at = r / MB * LDN + r % MB * KB;
+            float *pr = p + at, *dsr = ds + at;
             run->ew->softmax(KB, pr, floyd_mask_row(run, b, h, n, m, k0), scale, row_max[n * M + m],
                              row_sum[n * M + m]);
             run->ew->softmax_grad(KB, pr, dsr, dsum[r], scale); /* ds = scale * P * (dP - Dsum) */
@@ -98,18 +100,18 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
         /* dq += dS . K1 (batched over n), then dS . K2 (batched over m). */
         for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
-            floyd_gemm(run, scratch, MB, D, KB, ds + nl * MB * KB, KB, 1,
+            floyd_gemm(run, scratch, MB, D, KB, ds + nl * LDN, KB, 1,
                        k1 + (n * K + k0) * D, D, 1, dq + (n * M + m0) * D, D, k0 > 0);
         }
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
-            floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, MB * KB, 1,
+            floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, LDN, 1,
                        k2 + (k0 * M + m) * D, M * D, 1, dq + (n0 * M + m) * D, M * D, 1);
         }
         /* dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
         for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
-            const int64_t rows = nl * MB * KB, x = (n * M + m0) * D, c = (n * K + k0) * D;
+            const int64_t rows = nl * LDN, x = (n * M + m0) * D, c = (n * K + k0) * D;
             floyd_gemm(run, scratch, KB, D, MB, ds + rows, 1, KB, q + x, D, 1, dk1 + c, D, tj > 0);
             floyd_gemm(run, scratch, KB, D, MB, p + rows, 1, KB, dy + x, D, 1, dv1 + c, D, tj > 0);
         }
@@ -117,9 +119,9 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
             const int64_t rows = ml * KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
-            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, MB * KB, q + x, M * D, 1,
+            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1,
                        dk2 + c, M * D, ti > 0);
-            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, MB * KB, dy + x, M * D, 1,
+            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1,
                        dv2 + c, M * D, ti > 0);
         }
     }
@@ -215,9 +217,6 @@ static aclnnStatus check_shapes(const char *api, const aclTensor *const *t, floy
     return ACLNN_SUCCESS;
 }
 
-static const aclDataType FLOAT_TYPES[] = {ACL_FLOAT16, ACL_BF16, ACL_FLOAT};
-static const aclDataType STATS_TYPE[] = {ACL_FLOAT};
-
 aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(
     const aclTensor *query, const aclTensor *key1, const aclTensor *value1, const aclTensor *key2,
     const aclTensor *value2, const aclTensor *dy, const aclTensor *attenMaskOptional, const aclTensor *softmaxMax,
@@ -225,65 +224,25 @@ aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(
     const aclTensor *dk1Out, const aclTensor *dv1Out, const aclTensor *dk2Out, const aclTensor *dv2Out,
     uint64_t *workspaceSize, aclOpExecutor **executor)
 {
-    static const char API[] = "aclnnFusedFloydAttentionGradGetWorkspaceSize";
     const aclTensor *const t[TENSORS] = {query, key1, value1, key2, value2, dy, attenMaskOptional, softmaxMax,
                                          softmaxSum, attentionIn, dqOut, dk1Out, dv1Out, dk2Out, dv2Out};
-    EMU_TRY(emu_check_not_null(API, "workspaceSize", workspaceSize));
-    EMU_TRY(emu_check_not_null(API, "executor", executor));
-    for (int i = 0; i < TENSORS; ++i) {
-        if (i != IN_MASK) {
-            EMU_TRY(emu_check_not_null(API, NAMES[i], t[i]));
-        }
-    }
-    EMU_TRY(floyd_check_product(API));
-    EMU_TRY(emu_check_dtype_in(API, "query", query, FLOAT_TYPES, 3));
-    for (int i = IN_KEY1; i < TENSORS; ++i) {
-        if (i == IN_MASK) {
-            if (attenMaskOptional != NULL) {
-                EMU_TRY(floyd_check_mask_dtype(API, attenMaskOptional, query->view.dtype == ACL_FLOAT));
-            }
-        } else if (i == IN_MAX || i == IN_SUM) {
-            EMU_TRY(emu_check_dtype_in(API, NAMES[i], t[i], STATS_TYPE, 1));
-        } else {
-            EMU_TRY(emu_check_same_dtype(API, NAMES[i], t[i], "query", query));
-        }
-    }
-    for (int i = 0; i < TENSORS; ++i) {
-        if (t[i] != NULL) {
-            EMU_TRY(floyd_check_format(API, NAMES[i], t[i]));
-        }
-    }
+    /* CANN registers the FLOAT kernel with a BOOL mask only. */
+    const bool bool_mask_only = query != NULL && query->view.dtype == ACL_FLOAT;
+    const floyd_call call = {"aclnnFusedFloydAttentionGradGetWorkspaceSize", "aclnnFusedFloydAttentionGrad", t,
+                             NAMES, TENSORS, OUT_DQ, IN_MASK, {IN_MAX, IN_SUM}, bool_mask_only, scaleValue};
     floyd_dims dims;
-    EMU_TRY(check_shapes(API, t, &dims));
-    for (int i = 0; i < TENSORS; ++i) {
-        if (t[i] != NULL) {
-            EMU_TRY(floyd_check_memory(API, NAMES[i], t[i]));
-        }
-    }
-
-    aclOpExecutor *planned = emu_executor_create(API, "aclnnFusedFloydAttentionGrad", OUT_DQ, TENSORS - OUT_DQ);
+    EMU_TRY(floyd_validate(&call, workspaceSize, executor, check_shapes, &dims));
+    aclOpExecutor *planned = floyd_executor(&call, &dims);
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
-    for (int i = 0; i < TENSORS; ++i) {
-        emu_executor_bind(planned, i, t[i]);
-    }
     floyd_plan *plan = (floyd_plan *)planned->plan;
-    memset(plan, 0, sizeof *plan);
-    plan->dims = dims;
-    plan->scale = (float)scaleValue;
-    plan->mask_index = IN_MASK;
-    plan->has_mask = attenMaskOptional != NULL;
     for (int i = 0; i < TENSORS; ++i) {
         if (i != IN_MASK && i != IN_MAX && i != IN_SUM) {
             floyd_plan_stage(plan, planned, i);
         }
     }
-    if (plan->has_mask) {
-        floyd_plan_mask(plan, &planned->tensors[IN_MASK]);
-    }
     plan->stats_offset = floyd_reserve(plan, 2u * (uint64_t)(dims.B * dims.H * dims.N * dims.M) * sizeof(float));
-    floyd_plan_tiles(plan);
     const uint64_t tiles_n = (uint64_t)(dims.N / plan->nb), tiles_m = (uint64_t)(dims.M / plan->mb);
     const uint64_t longest_diagonal = tiles_n < tiles_m ? tiles_n : tiles_m;
     floyd_plan_slots(plan, (uint64_t)(dims.B * dims.H) * longest_diagonal, slot_floats(plan));

@@ -10,7 +10,11 @@
  * determinism contract), else the exit status is 1.
  *
  *   bench_gemm [--threads T] [--reps R] [--min-ms MS] [--isa scalar|avx2|avx512]
- *              [--quiet-wait S] [--shapes MxNxK[:nn|nt|tn],...]
+ *              [--quiet-wait S] [--shapes MxNxK[:nn|nt|tn],...] [--peer LIBBLAS.so]
+ *
+ * --peer loads a CBLAS library (cblas_sgemm, or numpy's bundled OpenBLAS
+ * with its scipy_cblas_sgemm64_ names) and times it on the same operands in
+ * the same process, one BLAS thread per product, as a second row "peer".
  *
  * The last column is the CPU (in cores) that other processes used, or the
  * hypervisor stole, while the case ran: figures taken with it well above 0
@@ -26,6 +30,7 @@
 #define _GNU_SOURCE 1
 #endif
 
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -51,6 +56,7 @@ typedef struct {
     int threads, reps;
     double min_ms, quiet_wait;
     const char* isa;
+    const char* peer;
     shape shapes[MAX_SHAPES];
     int shape_count;
 } options;
@@ -59,11 +65,13 @@ static const char* const DEFAULT_SHAPES =
     "16x64x32:nt,64x256x32:nt,128x128x64:nt,256x256x32:nt,256x256x64:nt,256x256x128:nt,256x256x128,"
     "256x128x256:tn,128x256x256,256x256x256,64x64x256:tn,512x512x512";
 
-static double now_seconds(void) {
+static double clock_seconds(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+static double now_seconds(void) { return clock_seconds(CLOCK_MONOTONIC); }
 
 static int compare_double(const void* a, const void* b) {
     double x = *(const double*)a, y = *(const double*)b;
@@ -136,10 +144,77 @@ static void wait_for_quiet(double max_seconds) {
     }
 }
 
+/* ------------------------------------------------------------------ a CBLAS peer */
+
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
+typedef void (*cblas_sgemm_lp64)(int, int, int, int, int, int, float, const float*, int, const float*, int, float,
+                                 float*, int);
+typedef void (*cblas_sgemm_ilp64)(int, int, int, int64_t, int64_t, int64_t, float, const float*, int64_t,
+                                  const float*, int64_t, float, float*, int64_t);
+
+typedef struct {
+    cblas_sgemm_lp64 sgemm32;
+    cblas_sgemm_ilp64 sgemm64;
+} blas_peer;
+
+static int blas_peer_open(const char* path, blas_peer* peer) {
+    memset(peer, 0, sizeof *peer);
+    void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "bench_gemm: cannot load %s: %s\n", path, dlerror());
+        return -1;
+    }
+    /* One BLAS thread per call: the threads of the parallel pass are ours. */
+    void (*set_threads32)(int) = (void (*)(int))dlsym(lib, "openblas_set_num_threads");
+    void (*set_threads64)(int64_t) = (void (*)(int64_t))dlsym(lib, "scipy_openblas_set_num_threads64_");
+    if (set_threads32) set_threads32(1);
+    if (set_threads64) set_threads64(1);
+    peer->sgemm32 = (cblas_sgemm_lp64)dlsym(lib, "cblas_sgemm");
+    peer->sgemm64 = (cblas_sgemm_ilp64)dlsym(lib, "scipy_cblas_sgemm64_");
+    if (!peer->sgemm32 && !peer->sgemm64) {
+        fprintf(stderr, "bench_gemm: %s has neither cblas_sgemm nor scipy_cblas_sgemm64_\n", path);
+        return -1;
+    }
+    return 0; /* the library stays loaded until exit */
+}
+
+/* C = A·B through the peer; A and B are row-major or given transposed. */
+static void blas_peer_run(const blas_peer* peer, const emu_sgemm_args* g) {
+    const int a_t = g->a_col_stride != 1, b_t = g->b_col_stride != 1;
+    const int64_t lda = a_t ? g->a_col_stride : g->a_row_stride, ldb = b_t ? g->b_col_stride : g->b_row_stride;
+    if (peer->sgemm64)
+        peer->sgemm64(CBLAS_ROW_MAJOR, a_t ? CBLAS_TRANS : CBLAS_NO_TRANS, b_t ? CBLAS_TRANS : CBLAS_NO_TRANS, g->m,
+                      g->n, g->k, 1.0f, g->a, lda, g->b, ldb, 0.0f, g->c, g->c_row_stride);
+    else
+        peer->sgemm32(CBLAS_ROW_MAJOR, a_t ? CBLAS_TRANS : CBLAS_NO_TRANS, b_t ? CBLAS_TRANS : CBLAS_NO_TRANS,
+                      (int)g->m, (int)g->n, (int)g->k, 1.0f, g->a, (int)lda, g->b, (int)ldb, 0.0f, g->c,
+                      (int)g->c_row_stride);
+}
+
+/* Largest |peer - ours| over C, relative to the largest |ours|, after one
+ * product of each on w's operands. */
+static double blas_peer_difference(const blas_peer* peer, const emu_sgemm_args* g, void* scratch,
+                                   const emu_gemm_kernels* kern) {
+    const size_t count = (size_t)(g->m * g->n);
+    float* ours = malloc(count * sizeof(float));
+    if (!ours) return INFINITY;
+    kern->sgemm(g, scratch);
+    memcpy(ours, g->c, count * sizeof(float));
+    blas_peer_run(peer, g);
+    double diff = 0, size = 0;
+    for (size_t q = 0; q < count; q++) {
+        diff = fmax(diff, fabs((double)g->c[q] - (double)ours[q]));
+        size = fmax(size, fabs((double)ours[q]));
+    }
+    free(ours);
+    return size > 0 ? diff / size : diff;
+}
+
 /* ------------------------------------------------------------------ one thread's products */
 
 typedef struct {
     const emu_gemm_kernels* kern;
+    const blas_peer* peer; /* non-NULL: time the peer instead */
     emu_sgemm_args args;
     float *a, *b, *c;
     void* scratch;
@@ -149,6 +224,7 @@ typedef struct {
 static void worker_init(worker* w, const emu_gemm_kernels* kern, const shape* s, uint32_t seed) {
     const int64_t m = s->m, n = s->n, k = s->k;
     w->kern = kern;
+    w->peer = NULL;
     w->a = xalloc((size_t)(m * k) * sizeof(float));
     w->b = xalloc((size_t)(k * n) * sizeof(float));
     w->c = xalloc((size_t)(m * n) * sizeof(float));
@@ -169,20 +245,26 @@ static void worker_free(worker* w) {
 
 static void* worker_run(void* arg) {
     worker* w = arg;
-    for (long r = 0; r < w->count; r++) w->kern->sgemm(&w->args, w->scratch);
+    if (w->peer) {
+        for (long r = 0; r < w->count; r++) blas_peer_run(w->peer, &w->args);
+    } else {
+        for (long r = 0; r < w->count; r++) w->kern->sgemm(&w->args, w->scratch);
+    }
     return NULL;
 }
 
-/* Seconds for `threads` workers to run their products at once. */
-static double timed(worker* ws, int threads) {
+/* Seconds for `threads` workers to run their products at once; *cpu gets
+ * the calling thread's CPU seconds over the same span. */
+static double timed(worker* ws, int threads, double* cpu) {
     pthread_t ids[MAX_THREADS];
     int started = 0;
-    const double t0 = now_seconds();
+    const double c0 = clock_seconds(CLOCK_THREAD_CPUTIME_ID), t0 = now_seconds();
     for (int t = 1; t < threads; t++) {
         if (pthread_create(&ids[t], NULL, worker_run, &ws[t]) != 0) break;
         started = t;
     }
     worker_run(&ws[0]);
+    *cpu = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - c0;
     for (int t = 1; t <= started; t++) pthread_join(ids[t], NULL);
     if (started != threads - 1) {
         fprintf(stderr, "bench_gemm: could not start %d threads\n", threads);
@@ -208,16 +290,21 @@ static int check_bits(const worker* w) {
     return bad;
 }
 
-/* GFLOP/s samples of `threads` workers; returns the median, *best the best. */
-static double measure(worker* ws, int threads, const options* opt, const shape* s, double* best) {
-    double samples[MAX_REPS];
-    const double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)ws[0].count * threads;
+/* GFLOP/s samples of `threads` workers; returns the median, *best the best,
+ * *cpu_median the median of the first worker's GFLOP/s over its own CPU
+ * time (what it ran at while it was on a core). */
+static double measure(worker* ws, int threads, const options* opt, const shape* s, double* best, double* cpu_median) {
+    double samples[MAX_REPS], cpu_samples[MAX_REPS];
+    const double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)ws[0].count;
     *best = 0;
     for (int r = 0; r < opt->reps; r++) {
-        const double g = flops / timed(ws, threads) * 1e-9;
+        double cpu;
+        const double g = flops * threads / timed(ws, threads, &cpu) * 1e-9;
         samples[r] = g;
+        cpu_samples[r] = cpu > 0 ? flops / cpu * 1e-9 : 0;
         *best = g > *best ? g : *best;
     }
+    *cpu_median = median(cpu_samples, opt->reps);
     return median(samples, opt->reps);
 }
 
@@ -232,7 +319,8 @@ static void usage(FILE* out) {
             "  --isa NAME     cap the SIMD level: scalar, avx2 or avx512\n"
             "  --quiet-wait S before each case, wait up to S seconds for other processes to use < 0.25 core\n"
             "                 (default 10; 0 disables)\n"
-            "  --shapes LIST  MxNxK[:nn|nt|tn],... (default %s)\n",
+            "  --shapes LIST  MxNxK[:nn|nt|tn],... (default %s)\n"
+            "  --peer LIB     also time a CBLAS library's sgemm (e.g. numpy.libs/libscipy_openblas64_*.so)\n",
             DEFAULT_SHAPES);
 }
 
@@ -273,6 +361,7 @@ static void parse_options(int argc, char** argv, options* opt) {
         else if (!strcmp(a, "--min-ms")) opt->min_ms = atof(v);
         else if (!strcmp(a, "--isa")) opt->isa = v;
         else if (!strcmp(a, "--quiet-wait")) opt->quiet_wait = atof(v);
+        else if (!strcmp(a, "--peer")) opt->peer = v;
         else if (!strcmp(a, "--shapes")) shapes = v;
         else {
             usage(stderr);
@@ -309,13 +398,16 @@ int main(int argc, char** argv) {
     }
     const emu_gemm_kernels* kern = emu_gemm_select(emu_isa_active());
     const int T = opt.threads;
+    blas_peer peer;
+    if (opt.peer && blas_peer_open(opt.peer, &peer) != 0) return 2;
     printf("kernel %s, fma probe %s, %d threads in the parallel pass, %d samples of >= %.0f ms per case\n",
            kern->name, fma_probe_isa(), T, opt.reps, opt.min_ms);
-    printf("GFLOP/s: median (best); %% of the fp32 FMA peak probed just before the case\n");
+    printf("GFLOP/s: median (best) over the wall clock, %% of the fp32 FMA peak probed just before the case;\n"
+           "cpu: the 1-thread median over the thread's own CPU time, %% of the probe timed the same way\n");
     char label[16];
     snprintf(label, sizeof label, "%dT", T);
-    printf("%-16s %-3s | %8s %8s %6s %6s | %8s %8s %6s %6s | %6s\n", "m x n x k", "lay", "1T", "best", "peak", "%",
-           label, "best", "peak", "%", "others");
+    printf("%-16s %-3s | %7s %7s %6s %5s | %7s %6s %5s | %7s %7s %6s %5s | %6s\n", "m x n x k", "lay", "1T", "best",
+           "peak", "%", "1T cpu", "peak", "%", label, "best", "peak", "%", "others");
     int failures = 0;
     for (int si = 0; si < opt.shape_count; si++) {
         const shape* s = &opt.shapes[si];
@@ -324,25 +416,32 @@ int main(int argc, char** argv) {
         const int bad = check_bits(&ws[0]);
         failures += bad != 0;
         /* Products per sample: enough for min_ms on one thread. */
-        double t1 = timed(ws, 1);
+        double cpu_unused;
+        double t1 = timed(ws, 1, &cpu_unused);
         long count = (long)(opt.min_ms * 1e-3 / (t1 > 1e-7 ? t1 : 1e-7)) + 1;
         for (int t = 0; t < T; t++) ws[t].count = count;
         wait_for_quiet(opt.quiet_wait);
-        const load_sample before = load_now();
-        const double peak1 = fma_probe_gflops(1, 0.05, 3);
-        double best1, bestT = 0, medT = 0, peakT = 0;
-        const double med1 = measure(ws, 1, &opt, s, &best1);
-        if (T > 1) {
-            peakT = fma_probe_gflops(T, 0.05, 3);
-            medT = measure(ws, T, &opt, s, &bestT);
-        }
-        const double others = others_between(before, load_now());
         char name[48];
         snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)s->m, (long long)s->n, (long long)s->k);
-        printf("%-16s %-3s | %8.1f %8.1f %6.1f %5.0f%% | %8.1f %8.1f %6.1f %5.0f%% | %6.2f%s\n", name, s->layout, med1,
-               best1, peak1, 100.0 * med1 / peak1, medT, bestT, peakT, peakT > 0 ? 100.0 * medT / peakT : 0.0, others,
-               bad ? "  BITS DIFFER FROM THE FMA CHAIN" : "");
-        fflush(stdout);
+        const double peer_diff = opt.peer ? blas_peer_difference(&peer, &ws[0].args, ws[0].scratch, kern) : 0;
+        failures += !(peer_diff < 1e-4);
+        for (int pass = 0; pass < (opt.peer ? 2 : 1); pass++) {
+            for (int t = 0; t < T; t++) ws[t].peer = pass ? &peer : NULL;
+            const load_sample before = load_now();
+            const double peak1 = fma_probe_gflops(1, 0.05, 3), peak_cpu = fma_probe_gflops_cpu(0.05, 3);
+            double best1, cpu1, bestT = 0, medT = 0, peakT = 0, cpu_unused2;
+            const double med1 = measure(ws, 1, &opt, s, &best1, &cpu1);
+            if (T > 1) {
+                peakT = fma_probe_gflops(T, 0.05, 3);
+                medT = measure(ws, T, &opt, s, &bestT, &cpu_unused2);
+            }
+            const double others = others_between(before, load_now());
+            printf("%-16s %-3s | %7.1f %7.1f %6.1f %4.0f%% | %7.1f %6.1f %4.0f%% | %7.1f %7.1f %6.1f %4.0f%% | %6.2f%s\n",
+                   pass ? "  peer" : name, s->layout, med1, best1, peak1, 100.0 * med1 / peak1, cpu1, peak_cpu,
+                   100.0 * cpu1 / peak_cpu, medT, bestT, peakT, peakT > 0 ? 100.0 * medT / peakT : 0.0, others,
+                   pass ? (peer_diff < 1e-4 ? "" : "  PEER DISAGREES") : bad ? "  BITS DIFFER FROM THE FMA CHAIN" : "");
+            fflush(stdout);
+        }
         for (int t = 0; t < T; t++) worker_free(&ws[t]);
     }
     return failures ? 1 : 0;

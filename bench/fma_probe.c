@@ -18,11 +18,16 @@
 
 enum { PROBE_MAX_THREADS = 256 };
 
-static double now_seconds(void)
+static double clock_seconds(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double now_seconds(void)
+{
+    return clock_seconds(CLOCK_MONOTONIC);
 }
 
 /* Each kernel runs `iters` steps of its chains and returns a value that
@@ -165,6 +170,35 @@ double fma_probe_gflops(int threads, double seconds, int tries)
         if (t <= 0) return -1.0;
         const double g = flops / t * 1e-9;
         best = g > best ? g : best;
+    }
+    return best;
+}
+
+double fma_probe_gflops_cpu(double seconds, int tries)
+{
+    if (!(seconds > 0) || tries < 1) {
+        return -1.0;
+    }
+    const char *name;
+    probe_kernel kernel = pick_kernel(&name);
+    float sink[16];
+    long iters = 1000;
+    double t = 0, flops = 0;
+    for (;;) {
+        const double t0 = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+        flops = kernel(iters, 1e-3f, sink);
+        t = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
+        if (t >= 0.01 || iters > (1L << 40)) break;
+        iters *= 4;
+    }
+    iters = (long)((double)iters * seconds / t) + 1;
+    double best = 0;
+    for (int r = 0; r < tries; r++) {
+        const double t0 = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+        flops = kernel(iters, 1e-3f, sink);
+        t = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - t0;
+        if (t <= 0) return -1.0;
+        best = flops / t * 1e-9 > best ? flops / t * 1e-9 : best;
     }
     return best;
 }

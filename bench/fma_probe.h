@@ -20,6 +20,11 @@ extern "C" {
  * for bad arguments or when threads cannot be started. */
 double fma_probe_gflops(int threads, double seconds, int tries);
 
+/* The same on the calling thread alone, timed by its own CPU time
+ * (CLOCK_THREAD_CPUTIME_ID) rather than the wall clock, so time the thread
+ * spends descheduled (other processes on a shared machine) does not count. */
+double fma_probe_gflops_cpu(double seconds, int tries);
+
 /* "avx512", "avx2" or "scalar": the code the probe runs on this CPU. */
 const char *fma_probe_isa(void);
 

@@ -259,7 +259,7 @@ static void test_floyd_shapes(const emu_gemm_kernels* kern, void* scratch, size_
 static void test_random(const emu_gemm_kernels* kern, void* scratch, size_t bytes) {
     tally t = {0};
     for (int r = 0; r < 60; r++) {
-        const int64_t m = rnd_int(1, 140), n = rnd_int(1, 140), k = rnd_int(0, 300);
+        const int64_t m = rnd_int(1, 100), n = rnd_int(1, 100), k = rnd_int(0, 270);
         run_case(kern, scratch, bytes, m, n, k, (int)rnd_int(0, 1), (int)rnd_int(0, LAYOUT_COUNT - 1),
                  (int)rnd_int(0, LAYOUT_COUNT - 1), (int)rnd_int(0, 15), &t);
     }
@@ -299,6 +299,35 @@ static void test_empty_depth(const emu_gemm_kernels* kern, void* scratch) {
     check(ok, "%s: k = 0 keeps C (accumulate) or writes +0 (no accumulate), only inside C", kern->name);
 }
 
+/* Products that a float-via-double fma would round twice: c + a·b with
+ * a·b = ±(1 - 2^-2t)·(half an ulp of c), t = 13..23, so the exact sum lies
+ * within 2^-26..2^-46 ulp of the midpoint between two floats, on either
+ * side. Rounding the sum to double first lands on the midpoint whenever
+ * 2t > 29 and then ties to even: wrong for half of the cases. Every
+ * implementation must give fmaf's (once-rounded) bits. */
+static void test_double_rounding_traps(const emu_gemm_kernels* kern, void* scratch) {
+    enum { N = 256 };
+    float b[N], c[N], expect[N];
+    int64_t mismatches = 0, cases = 0;
+    for (int t = 13; t <= 23; t++) {
+        const float a = 1.0f + ldexpf(1.0f, -t);
+        for (int j = 0; j < N; j++) {
+            int e;
+            const float mant = 1.0f + (float)rnd_int(0, (1 << 23) - 1) * ldexpf(1.0f, -23);
+            c[j] = ldexpf(mant, (int)rnd_int(-100, 100)) * (rnd_int(0, 1) ? 1.0f : -1.0f);
+            frexpf(c[j], &e); /* |c| in [2^(e-1), 2^e): half an ulp is 2^(e-25) */
+            b[j] = ldexpf(1.0f - ldexpf(1.0f, -t), e - 25) * (rnd_int(0, 1) ? 1.0f : -1.0f);
+            expect[j] = fmaf(a, b[j], c[j]);
+        }
+        emu_sgemm_args g = {1, N, 1, &a, 1, 1, b, N, 1, c, N, 1};
+        kern->sgemm(&g, scratch);
+        for (int j = 0; j < N; j++) mismatches += fbits(c[j]) != fbits(expect[j]);
+        cases += N;
+    }
+    check(mismatches == 0, "%s: %lld fma double-rounding traps, %lld differ from fmaf", kern->name, (long long)cases,
+          (long long)mismatches);
+}
+
 /* Exact data (small integers: every partial sum is exact) gives the exact result. */
 static void test_exact_integers(const emu_gemm_kernels* kern, void* scratch) {
     const int64_t m = 50, n = 70, k = 90;
@@ -329,6 +358,7 @@ static void test_kernel(const emu_gemm_kernels* kern, void* scratch, size_t byte
     test_k_split(kern, scratch);
     test_empty_depth(kern, scratch);
     test_exact_integers(kern, scratch);
+    test_double_rounding_traps(kern, scratch);
 }
 
 int main(void) {

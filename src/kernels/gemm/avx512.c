@@ -20,18 +20,22 @@ enum { MR = 12, NR = 32 };
     } while (0)
 #define ROW_STEP(r)                                           \
     do {                                                      \
-        const __m512 ai = _mm512_set1_ps(row[r][q]);           \
-        c##r##0 = _mm512_fmadd_ps(ai, b0, c##r##0);           \
-        c##r##1 = _mm512_fmadd_ps(ai, b1, c##r##1);           \
+        if ((r) < height) {                                   \
+            const __m512 ai = _mm512_set1_ps(row[r][q]);      \
+            c##r##0 = _mm512_fmadd_ps(ai, b0, c##r##0);       \
+            c##r##1 = _mm512_fmadd_ps(ai, b1, c##r##1);       \
+        }                                                     \
     } while (0)
 #define ROW_STORE(r)                                                                                          \
     do {                                                                                                      \
         if ((r) < rows) _mm512_storeu_ps(c + (r) * ldc, c##r##0), _mm512_storeu_ps(c + (r) * ldc + 16, c##r##1); \
     } while (0)
 
-static void tile_12x32(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, float* c,
-                       int64_t ldc, int rows, int load_c) {
-    /* Rows past `rows` read row 0 again (always there) and are not stored. */
+/* `height` (12, 8 or 4, a constant once inlined) rows are computed; rows
+ * past `rows` (<= height) read row 0 again (always there) and are not stored. */
+static inline __attribute__((always_inline)) void tile_body(const int height, int64_t kc, const float* a, int64_t a_rs,
+                                                            int64_t a_cs, const float* b, float* c, int64_t ldc,
+                                                            int rows, int load_c) {
     const float* row[MR];
     for (int r = 0; r < MR; r++) row[r] = r < rows ? a + r * a_rs : a;
     ROW_DECL(0); ROW_DECL(1); ROW_DECL(2); ROW_DECL(3); ROW_DECL(4); ROW_DECL(5);
@@ -46,6 +50,19 @@ static void tile_12x32(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, c
     }
     ROW_STORE(0); ROW_STORE(1); ROW_STORE(2); ROW_STORE(3); ROW_STORE(4); ROW_STORE(5);
     ROW_STORE(6); ROW_STORE(7); ROW_STORE(8); ROW_STORE(9); ROW_STORE(10); ROW_STORE(11);
+}
+
+/* As in avx2.c: a tile with at most 8 (or 4) live rows runs the body cut to
+ * 8 (or 4) rows, which still has 16 (8) independent chains. */
+static void tile_12x32(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, float* c,
+                       int64_t ldc, int rows, int load_c) {
+    if (rows > 8) {
+        tile_body(12, kc, a, a_rs, a_cs, b, c, ldc, rows, load_c);
+    } else if (rows > 4) {
+        tile_body(8, kc, a, a_rs, a_cs, b, c, ldc, rows, load_c);
+    } else {
+        tile_body(4, kc, a, a_rs, a_cs, b, c, ldc, rows, load_c);
+    }
 }
 
 static void pack_bt(float* dst, const float* b, int64_t cs, int64_t kc) { emu_gemm_pack_bt_x8(dst, b, cs, kc, NR); }

@@ -3,12 +3,12 @@
  * (internal to src/kernels/gemm).
  *
  * Loops (Goto/BLIS order): column panels of NC columns of C; depth blocks of
- * KC steps of p; row blocks of MC rows. B's KC×NC panel and A's MC×KC block
- * are copied into the caller's scratch as slivers of NR columns and MR rows,
- * p-major (B zero-padded to NR columns), so the micro-kernel reads both with
- * unit stride whatever the operands' strides are. A row-major A or Aᵀ needs
- * no copy: the micro-kernel reads it in place (B must be packed: its rows
- * are NR-wide vector loads, and a strided in-place B thrashes L1).
+ * KC steps of p; row blocks of MC rows. B's KC×NC panel is copied into the
+ * caller's scratch as slivers of NR columns, p-major, zero-padded to NR
+ * columns, so the micro-kernel reads it with unit stride whatever B's strides
+ * are (B must be packed: its rows are NR-wide vector loads, and an in-place
+ * B with a power-of-two row stride thrashes L1). A row-major A or Aᵀ is read
+ * in place; any other A's MC×KC block is copied as slivers of MR rows.
  *
  * Why every implementation gives the same bits as the one-loop reference:
  * the micro-kernel keeps one accumulator per C element and runs
@@ -51,7 +51,8 @@ enum {
  * MR×NR tile of C (row stride ldc); rows of A and C past `rows` are neither
  * read nor written (their accumulators run on a copy of row 0 and are
  * dropped). A's element (r, p) is a[r*a_rs + p*a_cs]: a packed sliver
- * (a_rs = 1, a_cs = MR) or rows of a row-major A read in place (a_cs = 1).
+ * (a_rs = 1, a_cs = MR) or A itself, read in place (a_cs = 1: A row-major;
+ * a_rs = 1: Aᵀ row-major).
  * b_pack holds kc groups of NR values. load_c: start from C, else from +0. */
 typedef void (*emu_gemm_tile_fn)(int64_t kc, const float* a, int64_t a_rs, int64_t a_cs, const float* b_pack,
                                  float* c, int64_t ldc, int rows, int load_c);

@@ -18,6 +18,13 @@
  * row blocks of C) on different threads. `scratch` must point to at least
  * emu_sgemm_scratch_bytes() bytes, 64-byte aligned, private to the calling
  * thread (used for packing panels). k == 0 gives C = accumulate ? C : 0.
+ *
+ * Cost (blocked.h): each call copies B (k×n) into the scratch once per 256
+ * columns, through 8×8 transposes when B is given transposed; A is read in
+ * place when a_col_stride or a_row_stride is 1, else copied too. So prefer a
+ * few tall products (large m) over many short ones against the same B, and
+ * keep n a multiple of the tile width (16 on AVX2, 32 on AVX-512): a partial
+ * column tile runs through a copy of C.
  */
 #ifndef ACLNN_EMU_KERNELS_GEMM_H
 #define ACLNN_EMU_KERNELS_GEMM_H

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """aclnn_emu.fused_floyd_attention(_grad) against PyTorch autograd, in one process.
 
-For each shape B x H x N x M x K x D and dtype it times, alternating
-repetition by repetition (medians reported):
+For each shape B x H x N x M x K x D and dtype it times (medians reported):
 
 * the fp32 FMA peak: ``bench/fma_probe.c`` compiled here with cffi, run with
   the library's thread count right before the case;
+  (our repetitions run first, then PyTorch's, whose OpenMP workers keep
+  spinning after each call);
 * ``aclnn_emu.fused_floyd_attention_grad`` on numpy arrays (cached plan), the
   forward's outputs as its inputs, and ``aclnn_emu.fused_floyd_attention``;
 * PyTorch: the same forward written with einsum (S = scale*(QK1^T + QK2^T)
@@ -128,6 +129,8 @@ def main():
                 for g, r in zip(grads, ref):
                     r = r.float().numpy()
                     worst = max(worst, float(np.abs(g.astype(np.float32) - r).max() / (np.abs(r).max() + 1e-30)))
+            # Ours first, then PyTorch: its OpenMP workers spin for a while after each call and
+            # would take the cores from the next timed call if the two were interleaved.
             for _ in range(args.reps):
                 t0 = time.perf_counter()
                 aclnn_emu.fused_floyd_attention_grad(*arrays, dy, None, smax, ssum, out, scale)
@@ -135,10 +138,11 @@ def main():
                 t0 = time.perf_counter()
                 aclnn_emu.fused_floyd_attention(*arrays, None, scale)
                 fwd.append(time.perf_counter() - t0)
-                if torch is not None:
-                    t0 = time.perf_counter()
-                    torch_step(torch, tt, tdy, scale)
-                    theirs.append(time.perf_counter() - t0)
+            for _ in range(args.reps if torch is not None else 0):
+                t0 = time.perf_counter()
+                torch_step(torch, tt, tdy, scale)
+                theirs.append(time.perf_counter() - t0)
+            time.sleep(0.5)  # let PyTorch's workers go idle before the next case's probe
             b = statistics.median(ours)
             f = statistics.median(fwd)
             t = statistics.median(theirs) if theirs else float("nan")

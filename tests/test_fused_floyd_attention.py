@@ -20,7 +20,7 @@ import aclnn_emu
 import numpy as np
 import pytest
 from aclnn_emu import AclnnError, ffi, lib
-from helpers import BF16, DevView, make_tensor, take_msg
+from helpers import BF16, make_tensor, take_msg
 from reference import THRESHOLDS, assert_precision, dtype_name
 
 NULLPTR = 161001
@@ -501,12 +501,13 @@ def test_grad_private_format(views):
     call = GradCall(views)
     nz = _tensor_like(views, call.host["key2"], fmt=lib.ACL_FORMAT_FRACTAL_NZ)
     rc, _, _ = call.phase1(key2=nz)
+    lib.aclDestroyTensor(nz)
     expect_code(INVALID, rc, "key2", "format")
 
 
 def _shape_cases():
     B, H, N, M, K, D = SMALL
-    q, k1, k2 = (B, H, N, M, D), (B, H, N, K, D), (B, H, K, M, D)
+    k1, k2 = (B, H, N, K, D), (B, H, K, M, D)
     stats = (B, H, N, M, 8)
     return [
         ({"query": (B, H, N, M)}, "query", "rank"),

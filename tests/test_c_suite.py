@@ -39,6 +39,7 @@ CTESTS = [
     "gemm",
     "sample_rotary_position_embedding_grad",
     "sample_rotary_mul_grad",
+    "sample_fused_floyd_attention_grad",
 ]
 
 

@@ -36,6 +36,7 @@ from .ops import (  # noqa: E402
     rotary_position_embedding,
     rotary_position_embedding_grad,
 )
+from .ops import fused_floyd_attention, fused_floyd_attention_grad  # noqa: E402
 from .runtime import (  # noqa: E402
     Event,
     Stream,
@@ -70,6 +71,8 @@ __all__ = [
     "rotary_position_embedding_grad",
     "rotary_mul",
     "rotary_mul_backward",
+    "fused_floyd_attention",
+    "fused_floyd_attention_grad",
     "synchronize",
     "set_isa_cap",
     "get_isa",

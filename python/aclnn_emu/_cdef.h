@@ -417,6 +417,13 @@ aclnnStatus aclnnRotaryPositionEmbedding(void *workspace, uint64_t workspaceSize
 /* ---- aclnnop/aclnn_rotary_position_embedding_grad.h ---- */
 aclnnStatus aclnnRotaryPositionEmbeddingGradGetWorkspaceSize(const aclTensor *dy, const aclTensor *cos, const aclTensor *sin, const aclTensor *xOptional, int64_t mode, const aclTensor *dxOut, const aclTensor *dcosOut, const aclTensor *dsinOut, uint64_t *workspaceSize, aclOpExecutor **executor);
 aclnnStatus aclnnRotaryPositionEmbeddingGrad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+/* ---- aclnnop/aclnn_fused_floyd_attention.h ---- */
+aclnnStatus aclnnFusedFloydAttentionGetWorkspaceSize(const aclTensor *query, const aclTensor *key1, const aclTensor *value1, const aclTensor *key2, const aclTensor *value2, const aclTensor *attenMaskOptional, double scaleValueOptional, const aclTensor *softmaxMaxOut, const aclTensor *softmaxSumOut, const aclTensor *attentionOutOut, uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnFusedFloydAttention(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
+
+/* ---- aclnnop/aclnn_fused_floyd_attention_grad.h ---- */
+aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(const aclTensor *query, const aclTensor *key1, const aclTensor *value1, const aclTensor *key2, const aclTensor *value2, const aclTensor *dy, const aclTensor *attenMaskOptional, const aclTensor *softmaxMax, const aclTensor *softmaxSum, const aclTensor *attentionIn, double scaleValue, const aclTensor *dqOut, const aclTensor *dk1Out, const aclTensor *dv1Out, const aclTensor *dk2Out, const aclTensor *dv2Out, uint64_t *workspaceSize, aclOpExecutor **executor);
+aclnnStatus aclnnFusedFloydAttentionGrad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
 /* ---- aclnn_emu/aclnn_emu.h ---- */
 #define ACLNN_EMU_VERSION_MAJOR ...

@@ -123,6 +123,8 @@ class _ThreadState(threading.local):
         self.plans_rope_fwd_2 = {}
         self.plans_rope_fwd_3 = {}
         self.plans_rope_grad = {}
+        self.plans_floyd = {}
+        self.plans_floyd_grad = {}
 
 
 _state = _ThreadState()
@@ -168,6 +170,8 @@ def release_plans():
     _state.plans_moe_token_permute_grad.clear()
     for name in _ROPE_PLAN_ATTRS:
         getattr(_state, name).clear()
+    _state.plans_floyd.clear()
+    _state.plans_floyd_grad.clear()
 
 
 # --------------------------------------------------------------- shape cache
@@ -823,3 +827,217 @@ def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, *, pa
     out = _empty((tokens, width), grad.dtype)
     _run_with_args(_MOE_PERMUTE_GRAD, (k, bool(padded_mode)), (grad, idx), (out,))
     return out
+
+
+# ------------------------------------------------------ Floyd attention
+#
+# Several outputs, an optional input and a scale between inputs and outputs:
+# the same protocol as _run_cached (a per-thread repeatable plan per shapes,
+# dtypes and scale, rebound to the arrays' buffers on every call) with a
+# plan key and a binding that know about them.
+
+
+class _MultiOp:
+    """One multi-output operator: phases, names, plan cache, and which input may be None."""
+
+    __slots__ = ("get_ws", "run", "names", "plans_attr", "optional")
+
+    def __init__(self, get_ws, run, names, plans_attr, optional):
+        self.get_ws, self.run, self.names, self.plans_attr = get_ws, run, names, plans_attr
+        self.optional = optional
+
+
+def _floyd_arrays(inputs):
+    arrays = []
+    for a in inputs:
+        if a is None:
+            arrays.append(None)
+            continue
+        if isinstance(a, DeviceTensor):
+            a = a.numpy()
+        arrays.append(normalize_array(np.asarray(a)))
+    return arrays
+
+
+def _make_multi_plan(op, inputs, outputs, scale):
+    """Phase 1 over the arrays (host memory allowed); a repeatable _Plan or None."""
+    tensors = []
+    host_ok = _get_host_ok()
+    if not host_ok:
+        _set_host_ok(1)
+    try:
+        handles = []
+        for i, a in enumerate((*inputs, *outputs)):
+            if a is None:
+                handles.append(_NULL)
+                continue
+            h, _ = wrap_array(a, writable=i >= len(inputs))
+            tensors.append(h)
+            handles.append(h)
+        ws_p, exe_p = _state.scratch
+        n_in = len(inputs)
+        rc = op.get_ws(*handles[:n_in], scale, *handles[n_in:], ws_p, exe_p)
+        if rc:
+            _fail(rc, op.names[0])
+        exe = exe_p[0]
+        if exe == _NULL or lib.aclSetAclOpExecutorRepeatable(exe):
+            if exe != _NULL:
+                _destroy_executor(exe)
+            last_error_message()
+            return None
+        plan = _Plan((exe, ws_p[0]) + tuple(tensors))
+        tensors = ()
+        return plan
+    finally:
+        if not host_ok:
+            _set_host_ok(0)
+        for t in tensors:
+            _destroy(t)
+
+
+def _run_multi_general(op, inputs, outputs, scale, stream):
+    """Plan and run once over any numpy views (no plan cache)."""
+    owned = []
+    keep = []
+    try:
+        handles = []
+        for a, writable in [(a, False) for a in inputs] + [(a, True) for a in outputs]:
+            if a is None:
+                handles.append(_NULL)
+                continue
+            h, k = wrap_array(a, writable=writable)
+            owned.append(h)
+            keep.append(k)
+            handles.append(h)
+        n_in = len(inputs)
+        host_ok = _get_host_ok()
+        if not host_ok:
+            _set_host_ok(1)
+        try:
+            s = stream_handle(stream)
+            _execute(lambda *h: op.get_ws(*h[:n_in], scale, *h[n_in:]), op.run, op.names, handles, s,
+                     stream is not None)
+        finally:
+            if not host_ok:
+                _set_host_ok(0)
+    finally:
+        for h in owned:
+            _destroy(h)
+
+
+def _run_multi(op, inputs, out_specs, scale, stream):
+    """Run ``op`` on numpy ``inputs`` into new arrays made from ``out_specs`` [(shape, dtype)]."""
+    inputs = _floyd_arrays(inputs)
+    for i, a in enumerate(inputs):
+        if a is None and i != op.optional:
+            raise TypeError("%s: input %d must not be None" % (op.names[0], i))
+    outputs = [_empty(shape, dtype) for shape, dtype in out_specs]
+    scale = float(scale)
+    present = [a for a in inputs if a is not None]
+    if not (PLAN_CACHE and ZERO_COPY) or not all(a.flags.c_contiguous and a.flags.aligned for a in present):
+        _run_multi_general(op, inputs, outputs, scale, stream)
+        return tuple(outputs)
+    codes = tuple(None if a is None else _codes_get(a.dtype) for a in inputs)
+    key = (tuple(None if a is None else a.shape for a in inputs), codes, scale, _gen)
+    plans = getattr(_state, op.plans_attr)
+    plan = plans.get(key)
+    if plan is None:
+        plan = _make_multi_plan(op, inputs, outputs, scale)
+        if plan is None:
+            _run_multi_general(op, inputs, outputs, scale, stream)
+            return tuple(outputs)
+        _cache(plans, key, plan, [c for c in codes if c is not None])
+    exe, w = plan[0], plan[1]
+    tensors = plan[2:]
+    rc = 0
+    t = 0
+    for i, a in enumerate(inputs):
+        if a is None:
+            continue
+        rc |= _set_in(exe, i, tensors[t], _from_buffer(a))
+        t += 1
+    for j, y in enumerate(outputs):
+        rc |= _set_out(exe, j, tensors[t], _from_buffer(y, require_writable=True))
+        t += 1
+    if rc:
+        _bind_failed(rc)
+    s = _NULL if stream is None else stream_handle(stream)
+    rc = op.run(_workspace(w, _NULL) if w else _NULL, w, exe, s)
+    if rc:
+        _fail(rc, op.names[1])
+    if stream is not None:
+        check(_sync_stream(s), "aclrtSynchronizeStream")
+    return tuple(outputs)
+
+
+_FLOYD = _MultiOp(lib.aclnnFusedFloydAttentionGetWorkspaceSize, lib.aclnnFusedFloydAttention,
+                  ("aclnnFusedFloydAttentionGetWorkspaceSize", "aclnnFusedFloydAttention"), "plans_floyd", 5)
+_FLOYD_GRAD = _MultiOp(lib.aclnnFusedFloydAttentionGradGetWorkspaceSize, lib.aclnnFusedFloydAttentionGrad,
+                       ("aclnnFusedFloydAttentionGradGetWorkspaceSize", "aclnnFusedFloydAttentionGrad"),
+                       "plans_floyd_grad", 6)
+
+
+def _shape_of_input(a):
+    return np.shape(a) if not isinstance(a, DeviceTensor) else a.shape
+
+
+def _dtype_of_input(a):
+    return a.dtype if isinstance(a, (np.ndarray, DeviceTensor)) else np.asarray(a).dtype
+
+
+def fused_floyd_attention(q, k1, v1, k2, v2, mask=None, scale=1.0, *, stream=None):
+    """Floyd attention forward (aclnnFusedFloydAttention).
+
+    ``S[n,m,k] = scale * (q[n,m]·k1[n,k] + q[n,m]·k2[k,m])`` per (b, h), masked
+    entries set to -3.4028235e38, ``P = softmax_k(S)``,
+    ``out[n,m] = sum_k P * (v1[n,k] + v2[k,m])``.
+
+    Args:
+        q: [B,H,N,M,D]; k1, v1: [B,H,N,K,D]; k2, v2: [B,H,K,M,D]; all float32,
+            float16 or bfloat16 (one dtype), any strides. N % 16 == 0,
+            M % 128 == 0, K % 128 == 0, D in {32, 64, 128}.
+        mask: None, or bool/uint8 [B,1,N,1,K] or [B,H,N,M,K]; True/non-zero masks.
+        scale: the score scale (a float).
+        stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None.
+
+    Returns:
+        ``(out, softmax_max, softmax_sum)``: ``out`` like ``q``; the row max and
+        row sum of exp(S - max) as float32 [B,H,N,M,8] (each value 8 times),
+        the inputs of :func:`fused_floyd_attention_grad`.
+
+    Raises:
+        AclnnError: 161002 for dtypes, 561002 for shapes (the message names the argument).
+    """
+    B, H, N, M, _ = _shape_of_input(q) if len(_shape_of_input(q)) == 5 else (0,) * 5
+    specs = [((B, H, N, M, 8), np.float32), ((B, H, N, M, 8), np.float32),
+             (_shape_of_input(q), _dtype_of_input(q))]
+    smax, ssum, out = _run_multi(_FLOYD, (q, k1, v1, k2, v2, mask), specs, scale, stream)
+    return out, smax, ssum
+
+
+def fused_floyd_attention_grad(q, k1, v1, k2, v2, dy, mask, softmax_max, softmax_sum, attention_in, scale=1.0, *,
+                               stream=None):
+    """Gradients of Floyd attention (aclnnFusedFloydAttentionGrad).
+
+    Args:
+        q, k1, v1, k2, v2, mask, scale: as for :func:`fused_floyd_attention`
+            (mask None or [B,1,N,1,K]; with float32 tensors a mask must be bool).
+        dy: gradient of the output, like ``q``.
+        softmax_max, softmax_sum: float32 [B,H,N,M,8] from the forward.
+        attention_in: the forward output, like ``q``.
+
+    Returns:
+        ``(dq, dk1, dv1, dk2, dv2)``, shaped and typed like q, k1, v1, k2, v2.
+        Deterministic: identical bits for every thread count and SIMD level.
+
+    Raises:
+        AclnnError: 161002 for dtypes, 561002 for shapes (the message names the argument).
+    """
+    dt = _dtype_of_input(q)
+    specs = [(_shape_of_input(q), dt), (_shape_of_input(k1), dt), (_shape_of_input(k1), dt),
+             (_shape_of_input(k2), dt), (_shape_of_input(k2), dt)]
+    return _run_multi(_FLOYD_GRAD, (q, k1, v1, k2, v2, dy, mask, softmax_max, softmax_sum, attention_in), specs,
+                      scale, stream)
+
+
+__all__ += ["fused_floyd_attention", "fused_floyd_attention_grad"]

@@ -1,0 +1,256 @@
+/* aclnnFusedFloydAttentionGrad: the backward, tile by tile, recomputing P
+ * from the saved softmax statistics (see the public header for formulas).
+ *
+ * A tile is NB values of n x MB values of m of one (b, h); it
+ * walks all keys in blocks of KB. dq of a tile is complete inside it.
+ * dk1/dv1 of its n's sum over every m-tile, and dk2/dv2 of its m's over
+ * every n-tile. To keep one fixed summation order without atomics, tiles
+ * run by anti-diagonals: tile (i, j) runs in step i + j, after (i, j - 1)
+ * added its part of dk1/dv1 and (i - 1, j) its part of dk2/dv2, so each
+ * sum is one fma chain in increasing m (or n) order, whatever thread runs
+ * which tile. Tiles of one diagonal (and of every (b, h)) run in parallel. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "aclnnop/aclnn_fused_floyd_attention_grad.h"
+#include "common/parallel.h"
+#include "ops/floyd_common.h"
+
+enum {
+    IN_QUERY,
+    IN_KEY1,
+    IN_VALUE1,
+    IN_KEY2,
+    IN_VALUE2,
+    IN_DY,
+    IN_MASK,
+    IN_MAX,
+    IN_SUM,
+    IN_ATTENTION,
+    OUT_DQ,
+    OUT_DK1,
+    OUT_DV1,
+    OUT_DK2,
+    OUT_DV2,
+    TENSORS
+};
+enum { STATS_WIDTH = 8 };
+
+static const char *const NAMES[TENSORS] = {"query",      "key1",       "value1",           "key2",
+                                           "value2",     "dy",         "attenMaskOptional", "softmaxMax",
+                                           "softmaxSum", "attentionIn", "dqOut",            "dk1Out",
+                                           "dv1Out",     "dk2Out",     "dv2Out"};
+
+typedef struct {
+    floyd_run run;
+    const float *q, *k1, *v1, *k2, *v2, *dy, *o;
+    const float *max, *sum; /* [B,H,N,M] */
+    float *dq, *dk1, *dv1, *dk2, *dv2;
+    int64_t diagonal, i_first, length, tiles, used_slots;
+} grad_ctx;
+
+/* Slot scratch: P and dS (ROWS x KB each) and Dsum (ROWS). */
+static uint64_t slot_floats(const floyd_plan *plan)
+{
+    const uint64_t ROWS = (uint64_t)(plan->nb * plan->mb);
+    return 2u * (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan) + ROWS;
+}
+
+static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, int64_t tj)
+{
+    const floyd_run *run = &ctx->run;
+    const floyd_dims *d = &run->plan->dims;
+    const int64_t N = d->N, M = d->M, K = d->K, D = d->D;
+    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb, ROWS = NB * MB;
+    const int64_t LDN = floyd_tile_ldn(run->plan);
+    const int64_t b = slice / d->H, h = slice % d->H;
+    const int64_t n0 = ti * NB, m0 = tj * MB;
+    const int64_t nmd = slice * N * M * D, nkd = slice * N * K * D, kmd = slice * K * M * D;
+    const float *q = ctx->q + nmd, *dy = ctx->dy + nmd, *o = ctx->o + nmd;
+    const float *k1 = ctx->k1 + nkd, *v1 = ctx->v1 + nkd, *k2 = ctx->k2 + kmd, *v2 = ctx->v2 + kmd;
+    float *dq = ctx->dq + nmd, *dk1 = ctx->dk1 + nkd, *dv1 = ctx->dv1 + nkd;
+    float *dk2 = ctx->dk2 + kmd, *dv2 = ctx->dv2 + kmd;
+    const float *row_max = ctx->max + slice * N * M, *row_sum = ctx->sum + slice * N * M;
+    float *p = floyd_slot(run, slot);
+    float *ds = p + NB * LDN;
+    float *dsum = ds + NB * LDN;
+    void *scratch = floyd_slot_gemm_scratch(run, slot);
+    const float scale = run->plan->scale;
+
+    for (int64_t r = 0; r < ROWS; ++r) {
+        const int64_t at = ((n0 + r / MB) * M + m0 + r % MB) * D;
+        float acc = 0.0f;
+        for (int64_t i = 0; i < D; ++i) {
+            acc = fmaf(dy[at + i], o[at + i], acc);
+        }
+        dsum[r] = acc;
+    }
+    for (int64_t k0 = 0; k0 < K; k0 += KB) {
+        floyd_tile_products(run, scratch, q, k1, k2, n0, m0, k0, p);
+        floyd_tile_products(run, scratch, dy, v1, v2, n0, m0, k0, ds);
+        for (int64_t r = 0; r < ROWS; ++r) {
+            const int64_t n = n0 + r / MB, m = m0 + r % MB;
+            const int64_t at = r / MB * LDN + r % MB * KB;
+            float *pr = p + at, *dsr = ds + at;
+            run->ew->softmax(KB, pr, floyd_mask_row(run, b, h, n, m, k0), scale, row_max[n * M + m],
+                             row_sum[n * M + m]);
+            run->ew->softmax_grad(KB, pr, dsr, dsum[r], scale); /* ds = scale * P * (dP - Dsum) */
+        }
+        /* dq += dS . K1 (batched over n), then dS . K2 (batched over m). */
+        for (int64_t nl = 0; nl < NB; ++nl) {
+            const int64_t n = n0 + nl;
+            floyd_gemm(run, scratch, MB, D, KB, ds + nl * LDN, KB, 1,
+                       k1 + (n * K + k0) * D, D, 1, dq + (n * M + m0) * D, D, k0 > 0);
+        }
+        for (int64_t ml = 0; ml < MB; ++ml) {
+            const int64_t m = m0 + ml;
+            floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, LDN, 1,
+                       k2 + (k0 * M + m) * D, M * D, 1, dq + (n0 * M + m) * D, M * D, 1);
+        }
+        /* dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
+        for (int64_t nl = 0; nl < NB; ++nl) {
+            const int64_t n = n0 + nl;
+            const int64_t rows = nl * LDN, x = (n * M + m0) * D, c = (n * K + k0) * D;
+            floyd_gemm(run, scratch, KB, D, MB, ds + rows, 1, KB, q + x, D, 1, dk1 + c, D, tj > 0);
+            floyd_gemm(run, scratch, KB, D, MB, p + rows, 1, KB, dy + x, D, 1, dv1 + c, D, tj > 0);
+        }
+        /* dk2[k, m] += dS[:, m]^T . Q[n-tile, m], dv2[k, m] += P[:, m]^T . dy[n-tile, m]. */
+        for (int64_t ml = 0; ml < MB; ++ml) {
+            const int64_t m = m0 + ml;
+            const int64_t rows = ml * KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
+            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1,
+                       dk2 + c, M * D, ti > 0);
+            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1,
+                       dv2 + c, M * D, ti > 0);
+        }
+    }
+}
+
+static void grad_range(void *opaque, size_t begin, size_t end)
+{
+    const grad_ctx *ctx = opaque;
+    for (size_t slot = begin; slot < end; ++slot) {
+        for (int64_t tile = (int64_t)slot; tile < ctx->tiles; tile += ctx->used_slots) {
+            const int64_t slice = tile / ctx->length, ti = ctx->i_first + tile % ctx->length;
+            grad_tile(ctx, (int)slot, slice, ti, ctx->diagonal - ti);
+        }
+    }
+}
+
+/* Element 0 of the statistics' last axis, as a dense [B,H,N,M] array. */
+static const float *first_column(const floyd_run *run, const emu_view *view, uint64_t offset)
+{
+    const floyd_dims *d = &run->plan->dims;
+    float *dense = (float *)(run->workspace + offset);
+    const float *base = emu_view_origin(view);
+    int64_t at = 0;
+    for (int64_t b = 0; b < d->B; ++b)
+        for (int64_t h = 0; h < d->H; ++h)
+            for (int64_t n = 0; n < d->N; ++n)
+                for (int64_t m = 0; m < d->M; ++m) {
+                    dense[at++] = base[b * view->strides[0] + h * view->strides[1] + n * view->strides[2] +
+                                       m * view->strides[3]];
+                }
+    return dense;
+}
+
+static const char *run_grad(aclOpExecutor *executor, void *workspace)
+{
+    const floyd_plan *plan = (const floyd_plan *)executor->plan;
+    const floyd_dims *d = &plan->dims;
+    grad_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    floyd_run_init(&ctx.run, plan, workspace, executor);
+    ctx.q = floyd_input(&ctx.run, executor, IN_QUERY);
+    ctx.k1 = floyd_input(&ctx.run, executor, IN_KEY1);
+    ctx.v1 = floyd_input(&ctx.run, executor, IN_VALUE1);
+    ctx.k2 = floyd_input(&ctx.run, executor, IN_KEY2);
+    ctx.v2 = floyd_input(&ctx.run, executor, IN_VALUE2);
+    ctx.dy = floyd_input(&ctx.run, executor, IN_DY);
+    ctx.o = floyd_input(&ctx.run, executor, IN_ATTENTION);
+    const uint64_t rows = (uint64_t)(d->B * d->H * d->N * d->M);
+    ctx.max = first_column(&ctx.run, &executor->tensors[IN_MAX], plan->stats_offset);
+    ctx.sum = first_column(&ctx.run, &executor->tensors[IN_SUM], plan->stats_offset + rows * sizeof(float));
+    ctx.dq = floyd_output(&ctx.run, executor, OUT_DQ);
+    ctx.dk1 = floyd_output(&ctx.run, executor, OUT_DK1);
+    ctx.dv1 = floyd_output(&ctx.run, executor, OUT_DV1);
+    ctx.dk2 = floyd_output(&ctx.run, executor, OUT_DK2);
+    ctx.dv2 = floyd_output(&ctx.run, executor, OUT_DV2);
+
+    const int64_t tiles_n = d->N / plan->nb, tiles_m = d->M / plan->mb, slices = d->B * d->H;
+    for (int64_t t = 0; t < tiles_n + tiles_m - 1; ++t) {
+        ctx.diagonal = t;
+        ctx.i_first = t - tiles_m + 1 > 0 ? t - tiles_m + 1 : 0;
+        const int64_t i_last = t < tiles_n - 1 ? t : tiles_n - 1;
+        ctx.length = i_last - ctx.i_first + 1;
+        ctx.tiles = slices * ctx.length;
+        ctx.used_slots = ctx.tiles < plan->slots ? ctx.tiles : plan->slots;
+        emu_parallel_for((size_t)ctx.used_slots, 1, grad_range, &ctx);
+    }
+    for (int i = OUT_DQ; i <= OUT_DV2; ++i) {
+        floyd_finish_output(&ctx.run, executor, i);
+    }
+    static _Thread_local char name[160];
+    snprintf(name, sizeof name, "floyd_attention_grad(%s+%s)", ctx.run.gemm->name, ctx.run.ew->name);
+    return name;
+}
+
+static aclnnStatus check_shapes(const char *api, const aclTensor *const *t, floyd_dims *dims)
+{
+    EMU_TRY(floyd_check_core_shapes(api, t[IN_QUERY], t[IN_KEY1], t[IN_KEY2], dims));
+    const floyd_dims d = *dims;
+    const int64_t stats[FLOYD_RANK] = {d.B, d.H, d.N, d.M, STATS_WIDTH};
+    EMU_TRY(floyd_check_shape_is(api, "softmaxMax", t[IN_MAX], stats, "[B, H, N, M, 8]"));
+    EMU_TRY(floyd_check_shape_is(api, "softmaxSum", t[IN_SUM], stats, "[B, H, N, M, 8]"));
+    if (t[IN_MASK] != NULL) {
+        const int64_t mask[FLOYD_RANK] = {d.B, 1, d.N, 1, d.K};
+        EMU_TRY(floyd_check_shape_is(api, "attenMaskOptional", t[IN_MASK], mask, "[B, 1, N, 1, K]"));
+    }
+    static const int SAME_AS[][2] = {{IN_VALUE1, IN_KEY1}, {IN_VALUE2, IN_KEY2},  {IN_DY, IN_QUERY},
+                                     {IN_ATTENTION, IN_QUERY}, {OUT_DQ, IN_QUERY}, {OUT_DK1, IN_KEY1},
+                                     {OUT_DV1, IN_KEY1},    {OUT_DK2, IN_KEY2},   {OUT_DV2, IN_KEY2}};
+    for (size_t i = 0; i < sizeof SAME_AS / sizeof SAME_AS[0]; ++i) {
+        int x = SAME_AS[i][0], ref = SAME_AS[i][1];
+        EMU_TRY(emu_check_same_shape(api, NAMES[x], t[x], NAMES[ref], t[ref], ACLNN_ERR_INNER_TILING_ERROR));
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(
+    const aclTensor *query, const aclTensor *key1, const aclTensor *value1, const aclTensor *key2,
+    const aclTensor *value2, const aclTensor *dy, const aclTensor *attenMaskOptional, const aclTensor *softmaxMax,
+    const aclTensor *softmaxSum, const aclTensor *attentionIn, double scaleValue, const aclTensor *dqOut,
+    const aclTensor *dk1Out, const aclTensor *dv1Out, const aclTensor *dk2Out, const aclTensor *dv2Out,
+    uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    const aclTensor *const t[TENSORS] = {query, key1, value1, key2, value2, dy, attenMaskOptional, softmaxMax,
+                                         softmaxSum, attentionIn, dqOut, dk1Out, dv1Out, dk2Out, dv2Out};
+    /* CANN registers the FLOAT kernel with a BOOL mask only. */
+    const bool bool_mask_only = query != NULL && query->view.dtype == ACL_FLOAT;
+    const floyd_call call = {"aclnnFusedFloydAttentionGradGetWorkspaceSize", "aclnnFusedFloydAttentionGrad", t,
+                             NAMES, TENSORS, OUT_DQ, IN_MASK, {IN_MAX, IN_SUM}, bool_mask_only, scaleValue};
+    floyd_dims dims;
+    EMU_TRY(floyd_validate(&call, workspaceSize, executor, check_shapes, &dims));
+    aclOpExecutor *planned = floyd_executor(&call, &dims);
+    if (planned == NULL) {
+        return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    floyd_plan *plan = (floyd_plan *)planned->plan;
+    for (int i = 0; i < TENSORS; ++i) {
+        if (i != IN_MASK && i != IN_MAX && i != IN_SUM) {
+            floyd_plan_stage(plan, planned, i);
+        }
+    }
+    plan->stats_offset = floyd_reserve(plan, 2u * (uint64_t)(dims.B * dims.H * dims.N * dims.M) * sizeof(float));
+    const uint64_t tiles_n = (uint64_t)(dims.N / plan->nb), tiles_m = (uint64_t)(dims.M / plan->mb);
+    const uint64_t longest_diagonal = tiles_n < tiles_m ? tiles_n : tiles_m;
+    floyd_plan_slots(plan, (uint64_t)(dims.B * dims.H) * longest_diagonal, slot_floats(plan));
+    return emu_executor_publish(planned, run_grad, plan->workspace, workspaceSize, executor);
+}
+
+aclnnStatus aclnnFusedFloydAttentionGrad(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                         aclrtStream stream)
+{
+    return emu_executor_run("aclnnFusedFloydAttentionGrad", workspace, workspaceSize, executor, stream);
+}

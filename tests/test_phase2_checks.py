@@ -47,7 +47,24 @@ def _moe():
     return views, [tokens.tensor, idx.tensor, 0, False, out.tensor, sorted_out.tensor]
 
 
+def _rope_grad():
+    names = ["dy", "cos", "sin", "xOptional", "dxOut", "dcosOut", "dsinOut"]
+    shapes = [(1, 4, 2, 8), (1, 4, 1, 8), (1, 4, 1, 8), (1, 4, 2, 8), (1, 4, 2, 8), (1, 4, 1, 8), (1, 4, 1, 8)]
+    views = [(n, DevView(_f32(*shape))) for n, shape in zip(names, shapes)]
+    t = [v.tensor for _, v in views]
+    return views, [*t[:4], 0, *t[4:]]
+
+
+def _rope():
+    names, shapes = ["x", "cos", "sin", "out"], [(1, 4, 2, 8), (1, 4, 1, 8), (1, 4, 1, 8), (1, 4, 2, 8)]
+    views = [(n, DevView(_f32(*shape))) for n, shape in zip(names, shapes)]
+    t = [v.tensor for _, v in views]
+    return views, [*t[:3], 0, t[3]]
+
+
 OPERATORS = {
+    "aclnnRotaryPositionEmbeddingGrad": _rope_grad,
+    "aclnnRotaryPositionEmbedding": _rope,
     "aclnnSiluBackward": _silu_backward,
     "aclnnMoeTokenPermuteGrad": _moe_grad,
     "aclnnMoeTokenPermute": _moe,
@@ -68,7 +85,7 @@ def test_freed_block_is_named_in_phase2(api, which):
             workspace = p[0]
         name, view = views[which]
         view.block.free()
-        expect(PARAM_INVALID, getattr(lib, api)(workspace, size, exe, NULL), api, name, "not in device memory")
+        expect(PARAM_INVALID, getattr(lib, api)(workspace, size, exe, NULL), api, name + " (", "not in device memory")
         if workspace != NULL:
             lib.aclrtFree(workspace)
         expect(0, lib.aclDestroyAclOpExecutor(exe))  # a failed launch does not consume the executor

@@ -18,6 +18,8 @@ static aclOpExecutor *bind_forward(const char *api, const aclTensor *x, const ac
 {
     aclOpExecutor *planned = emu_executor_create(api, "aclnnRotaryPositionEmbedding", 3, 1);
     if (planned != NULL) {
+        static const char *const NAMES[] = {"x", "cos", "sin", "out"};
+        emu_executor_name_tensors(planned, NAMES);
         emu_executor_bind(planned, EMU_ROPE_SLOT_MAIN, x);
         emu_executor_bind(planned, EMU_ROPE_SLOT_COS, cos);
         emu_executor_bind(planned, EMU_ROPE_SLOT_SIN, sin);

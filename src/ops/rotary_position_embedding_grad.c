@@ -34,6 +34,8 @@ aclnnStatus aclnnRotaryPositionEmbeddingGradGetWorkspaceSize(const aclTensor *dy
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
+    static const char *const NAMES[] = {"dy", "cos", "sin", "xOptional", "dxOut", "dcosOut", "dsinOut"};
+    emu_executor_name_tensors(planned, NAMES);
     emu_executor_bind(planned, EMU_ROPE_SLOT_MAIN, dy);
     emu_executor_bind(planned, EMU_ROPE_SLOT_COS, cos);
     emu_executor_bind(planned, EMU_ROPE_SLOT_SIN, sin);

@@ -558,7 +558,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 DOCUMENTED_CODES = {0, PARAM_NULLPTR, PARAM_INVALID, 561002}
-ITEM_SIZE = {0: 4, 1: 2, 27: 2, 2: 1, 3: 4, 9: 8, 11: 8, 12: 1, 29: 1, 100: 1, -1: 1}
+ITEM_SIZE = {0: 4, 1: 2, 27: 2, 2: 1, 3: 4, 4: 1, 9: 8, 11: 8, 12: 1, 29: 1, 100: 1, -1: 1}
 FLOATS = (0, 1, 27)
 GUARD = 64
 
@@ -605,6 +605,38 @@ def _moe_shapes(draw):
             {"numOutTokens": num_out, "paddedMode": False})
 
 
+@st.composite
+def _rope_shapes(draw, grad):
+    """dy (or x) [B,S,N,D] with cos/sin in one of the BSND forms; grad: + x, dx, dcos, dsin."""
+    b, s_, n = (draw(st.integers(0, 3)) for _ in range(3))
+    d = draw(st.sampled_from([2, 4, 8, 6, 3]))
+    main = [b, s_, n, d]
+    cos = draw(st.sampled_from([[1, s_, 1, d], [b, s_, 1, d], main]))
+    mode = draw(st.sampled_from([0, 1]))
+    if grad:
+        return [main, cos, cos, main, main, cos, cos], {"mode": mode}
+    return [main, cos, cos, main], {"mode": mode}
+
+
+@st.composite
+def _floyd_shapes(draw, grad):
+    """Q-like [B,H,N,M,D], K1/V1 [B,H,N,K,D], K2/V2 [B,H,K,M,D], mask [B,1,N,1,K], softmax [B,H,N,M,8]."""
+    b, h = draw(st.sampled_from([1, 1, 2])), draw(st.sampled_from([1, 2]))
+    n = draw(st.sampled_from([16, 16, 16, 8, 0]))
+    m, k = (draw(st.sampled_from([128, 128, 128, 64])) for _ in range(2))
+    d = draw(st.sampled_from([32, 32, 64, 48]))
+    q, kv1, kv2 = [b, h, n, m, d], [b, h, n, k, d], [b, h, k, m, d]
+    mask, soft = [b, 1, n, 1, k], [b, h, n, m, 8]
+    scale = {"scaleValue": draw(st.sampled_from([0.125, 1.0, -0.5]))}
+    if grad:
+        return [q, kv1, kv1, kv2, kv2, q, mask, soft, soft, q, q, kv1, kv1, kv2, kv2], scale
+    return [q, kv1, kv1, kv2, kv2, mask, soft, soft, q], scale
+
+
+MASKS = (12, 4)  # ACL_BOOL, ACL_UINT8
+_FLOYD_INPUTS = [T("query", "in"), T("key1", "in"), T("value1", "in"), T("key2", "in"), T("value2", "in")]
+_SCALE = A("scaleValue", st.floats(-4, 4, allow_nan=False))
+
 FUZZ_OPERATORS = [
     FuzzOp("aclnnSilu", [T("self", "in"), T("out", "out")]),
     FuzzOp("aclnnSiluBackward", [T("gradOutput", "in"), T("self", "in"), T("gradInput", "out")]),
@@ -615,6 +647,19 @@ FUZZ_OPERATORS = [
            [T("tokens", "in"), T("indices", "in", (INT32, INT64)), A("numOutTokens", st.integers(-8, 8)),
             A("paddedMode", st.booleans()), T("permuteTokensOut", "out"), T("sortedIndicesOut", "out", (INT32,))],
            shapes=_moe_shapes()),
+    FuzzOp("aclnnRotaryPositionEmbeddingGrad",
+           [T("dy", "in"), T("cos", "in"), T("sin", "in"), T("xOptional", "in"), A("mode", st.integers(-1, 4)),
+            T("dxOut", "out"), T("dcosOut", "out"), T("dsinOut", "out")], shapes=_rope_shapes(True)),
+    FuzzOp("aclnnRotaryPositionEmbedding",
+           [T("x", "in"), T("cos", "in"), T("sin", "in"), A("mode", st.integers(-1, 4)), T("out", "out")],
+           shapes=_rope_shapes(False)),
+    FuzzOp("aclnnFusedFloydAttentionGrad",
+           [*_FLOYD_INPUTS, T("dy", "in"), T("attenMaskOptional", "in", MASKS), T("softmaxMax", "in", (0,)),
+            T("softmaxSum", "in", (0,)), T("attentionIn", "in"), _SCALE, T("dqOut", "out"), T("dk1Out", "out"),
+            T("dv1Out", "out"), T("dk2Out", "out"), T("dv2Out", "out")], shapes=_floyd_shapes(True)),
+    FuzzOp("aclnnFusedFloydAttention",
+           [*_FLOYD_INPUTS, T("attenMaskOptional", "in", MASKS), _SCALE, T("softmaxMaxOut", "out", (0,)),
+            T("softmaxSumOut", "out", (0,)), T("attentionOutOut", "out")], shapes=_floyd_shapes(False)),
 ]
 
 _shape = st.lists(st.integers(0, 5), min_size=0, max_size=4)
@@ -627,7 +672,13 @@ def _rarely(draw, n):
 
 
 @st.composite
-def _tensor_case(draw, spec, shape, dtype):
+def _tensor_case(draw, spec, shape, dtype, clean=False):
+    """One tensor's description; clean: valid for the operator (the shape and
+    dtype it was given, contiguous, in device memory) so that faults come
+    only from the other tensors."""
+    if clean:
+        return dict(shape=list(shape), dtype=dtype if dtype in spec.dtypes else spec.dtypes[0], strides=None,
+                    offset=draw(st.integers(0, 6)), memory="exact", short=1)
     if _rarely(draw, 19):
         return None  # NULL tensor
     if _rarely(draw, 3):
@@ -658,12 +709,18 @@ def fuzz_cases(draw, op):
     shared = draw(_shape)  # one shape and dtype for all tensors, unless a tensor draws its own
     dtype = draw(st.sampled_from(FLOATS))
     cases, attrs, k = [], [], 0
+    tensor_count = sum(isinstance(arg, T) for arg in op.args)
+    # Half of the cases put every fault-prone draw on one tensor (the others
+    # clean), so operators with many tensors also reach phase 2 and single
+    # faults meet the validation order; the other half may fault anywhere.
+    only = draw(st.integers(0, tensor_count - 1)) if draw(st.booleans()) else None
     for arg in op.args:
         if isinstance(arg, A):
             consistent = arg.name in hints and not _rarely(draw, 3)
             attrs.append(hints[arg.name] if consistent else draw(arg.strategy))
             continue
-        cases.append(draw(_tensor_case(arg, shapes[k] if shapes is not None else shared, dtype)))
+        clean = only is not None and k != only
+        cases.append(draw(_tensor_case(arg, shapes[k] if shapes is not None else shared, dtype, clean)))
         k += 1
     return cases, attrs, _rarely(draw, 9)  # the last: a NULL out-pointer
 

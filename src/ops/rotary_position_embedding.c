@@ -37,7 +37,9 @@ aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, con
     EMU_TRY(emu_check_not_null(API, "executor", executor));
     EMU_TRY(emu_check_not_null(API, "out", out));
     if (emu_view_is_empty(&out->view)) {
-        aclOpExecutor *planned = bind_forward(API, x, cos, sin, out);
+        /* Nothing is read, so the inputs are not bound: phase 2 must not
+         * check memory that phase 1 was allowed to ignore. */
+        aclOpExecutor *planned = bind_forward(API, NULL, NULL, NULL, out);
         if (planned == NULL) {
             return ACLNN_ERR_INNER_CREATE_EXECUTOR;
         }

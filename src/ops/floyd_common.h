@@ -39,7 +39,8 @@ typedef struct {
     uint64_t mask_offset;
     int64_t mask_stride[4];  /* elements per step of b, h, n, m (0: broadcast); k is dense */
     floyd_stage stage[EMU_MAX_OP_TENSORS];
-    uint64_t stats_offset;   /* grad: element 0 of softmaxMax and softmaxSum, [B,H,N,M] each */
+    uint64_t stats_offset;   /* grad: element 0 of softmaxMax and softmaxSum, and dsum, [B,H,N,M] each */
+    uint64_t dq_partial_offset; /* grad: dq of key chunks 1.. (see fused_floyd_attention_grad.c) */
     uint64_t slot_offset;
     uint64_t slot_bytes;
     uint64_t workspace;      /* total, including FLOYD_ALIGN bytes to align the base */

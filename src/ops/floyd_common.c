@@ -231,8 +231,9 @@ void floyd_plan_tiles(floyd_plan *plan)
     if (env == NULL || sscanf(env, "%lldx%lldx%lld", &nb, &mb, &kb) != 3 || nb <= 0 || mb <= 0 || kb <= 0 ||
         d->N % nb || d->M % mb || d->K % kb || kb % EMU_FLOYD_LANES) {
         /* Measured best on Zen3 (docs/benchmarks.md): wide m tiles keep the
-         * batched-over-n products long; 64 keys keep P and dS in L2. */
-        nb = d->N % 32 == 0 ? 32 : 16;
+         * batched-over-n products long, 64 values of n the batched-over-m
+         * ones (dk2/dv2 add 64 terms per pass instead of 32); 64 keys. */
+        nb = d->N % 64 == 0 ? 64 : d->N % 32 == 0 ? 32 : 16;
         mb = 128;
         kb = 64;
     }

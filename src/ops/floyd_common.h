@@ -141,6 +141,20 @@ static inline void floyd_gemm(const floyd_run *run, void *scratch, int64_t m, in
     run->gemm->sgemm(&args, scratch);
 }
 
+/* Asks for `rows` rows of `row_floats` floats, `stride` floats apart, to be
+ * brought into the cache. The products batched over m read rows M*D floats
+ * apart: every row starts on another page, where the hardware prefetchers
+ * do not follow, so without this each row start waits for memory. */
+static inline void floyd_prefetch_rows(const float *base, int64_t rows, int64_t stride, int64_t row_floats)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        const float *row = base + r * stride;
+        for (int64_t i = 0; i < row_floats; i += 16) {
+            __builtin_prefetch(row + i, 0, 3);
+        }
+    }
+}
+
 /* Floats between the rows of consecutive n in a [nb][mb][kb] tile: mb*kb
  * plus one cache line, so that the batched-over-m products, which step
  * through the tile by n, do not hit one L1 set at a power-of-two stride. */

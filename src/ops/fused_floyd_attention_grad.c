@@ -122,6 +122,10 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
         }
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
+            if (ml + 1 < MB) {
+                floyd_prefetch_rows(k2 + (k0 * M + m + 1) * D, KB, M * D, D);
+                floyd_prefetch_rows(dq + (n0 * M + m + 1) * D, NB, M * D, D);
+            }
             floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, LDN, 1,
                        k2 + (k0 * M + m) * D, M * D, 1, dq + (n0 * M + m) * D, M * D, 1);
         }
@@ -136,6 +140,12 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
             const int64_t rows = ml * KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
+            if (ml + 1 < MB) {
+                floyd_prefetch_rows(q + x + D, NB, M * D, D);
+                floyd_prefetch_rows(dy + x + D, NB, M * D, D);
+                floyd_prefetch_rows(dk2 + c + D, KB, M * D, D);
+                floyd_prefetch_rows(dv2 + c + D, KB, M * D, D);
+            }
             floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1,
                        dk2 + c, M * D, ti > 0);
             floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1,

@@ -60,6 +60,7 @@ typedef struct {
     int stats[2];       /* slots of the FLOAT softmax statistics */
     bool mask_bool_only;
     double scale;
+    int64_t tile_keys;  /* keys per tile (kb) unless ACLNN_EMU_FLOYD_TILE says; 0: 64 */
 } floyd_call;
 
 typedef aclnnStatus (*floyd_shapes_fn)(const char *api, const aclTensor *const *tensors, floyd_dims *dims);
@@ -88,8 +89,9 @@ aclnnStatus floyd_check_memory(const char *api, const char *name, const aclTenso
 
 /* Reserves `bytes` (aligned) in the workspace layout; returns the offset. */
 uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes);
-/* Chooses the tile sizes for `dims`. */
-void floyd_plan_tiles(floyd_plan *plan);
+/* Chooses the tile sizes for `dims`, with `keys` keys per tile (a divisor
+ * of 128) unless ACLNN_EMU_FLOYD_TILE overrides them. */
+void floyd_plan_tiles(floyd_plan *plan, int64_t keys);
 /* Plans the fp32 copy of slot `index` if it is not FLOAT and contiguous. */
 void floyd_plan_stage(floyd_plan *plan, const aclOpExecutor *executor, int index);
 /* Plans mask access: strides, or a dense copy when k is not contiguous. */

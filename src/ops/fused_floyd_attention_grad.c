@@ -292,7 +292,7 @@ aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(
     /* CANN registers the FLOAT kernel with a BOOL mask only. */
     const bool bool_mask_only = query != NULL && query->view.dtype == ACL_FLOAT;
     const floyd_call call = {"aclnnFusedFloydAttentionGradGetWorkspaceSize", "aclnnFusedFloydAttentionGrad", t,
-                             NAMES, TENSORS, OUT_DQ, IN_MASK, {IN_MAX, IN_SUM}, bool_mask_only, scaleValue};
+                             NAMES, TENSORS, OUT_DQ, IN_MASK, {IN_MAX, IN_SUM}, bool_mask_only, scaleValue, 128};
     floyd_dims dims;
     EMU_TRY(floyd_validate(&call, workspaceSize, executor, check_shapes, &dims));
     aclOpExecutor *planned = floyd_executor(&call, &dims);

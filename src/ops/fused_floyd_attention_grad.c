@@ -14,8 +14,9 @@
  * the thread count, so the bits do not depend on it): dk1/dv1/dk2/dv2 of
  * different chunks are disjoint, so a tile of every chunk runs in each step,
  * which keeps both cores busy on the short first and last diagonals. dq sums
- * over all keys: chunk 0 accumulates into dq, chunk c > 0 into its own
- * partial copy, and the copies are added to dq in chunk order at the end. */
+ * over all keys: chunk 0 accumulates into dq, chunk c > 0 into a dense
+ * [NB, MB, D] partial tile of its own; after each step the partial tiles
+ * of that step are added to dq in chunk order. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,8 +56,8 @@ typedef struct {
     const float *max, *sum; /* [B,H,N,M] */
     float *dsum;            /* [B,H,N,M]: sum_d dy*attentionIn */
     float *dq, *dk1, *dv1, *dk2, *dv2;
-    float *dq_partial;      /* chunks - 1 arrays shaped like dq */
-    int64_t chunks, diagonal, i_first, length, tiles, used_slots;
+    float *dq_partial;      /* [chunks - 1][slices][longest diagonal] tiles of [NB, MB, D] */
+    int64_t chunks, longest_diagonal, diagonal, i_first, length, tiles, used_slots;
 } grad_ctx;
 
 /* Number of key chunks: FLOYD_KEY_CHUNKS when K has enough 128-key blocks
@@ -92,7 +93,14 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
     const int64_t nmd = slice * N * M * D, nkd = slice * N * K * D, kmd = slice * K * M * D;
     const float *q = ctx->q + nmd, *dy = ctx->dy + nmd;
     const float *k1 = ctx->k1 + nkd, *v1 = ctx->v1 + nkd, *k2 = ctx->k2 + kmd, *v2 = ctx->v2 + kmd;
-    float *dq = (chunk == 0 ? ctx->dq : ctx->dq_partial + (chunk - 1) * d->B * d->H * N * M * D) + nmd;
+    /* dq element (n0 + nl, m0 + ml, :) at dq[nl * dq_ldn + ml * D]. */
+    float *dq = ctx->dq + nmd + (n0 * M + m0) * D;
+    int64_t dq_ldn = M * D;
+    if (chunk > 0) {
+        const int64_t tile = ((chunk - 1) * d->B * d->H + slice) * ctx->longest_diagonal + ti - ctx->i_first;
+        dq = ctx->dq_partial + tile * NB * MB * D;
+        dq_ldn = MB * D;
+    }
     float *dk1 = ctx->dk1 + nkd, *dv1 = ctx->dv1 + nkd;
     float *dk2 = ctx->dk2 + kmd, *dv2 = ctx->dv2 + kmd;
     const float *row_max = ctx->max + slice * N * M, *row_sum = ctx->sum + slice * N * M;
@@ -118,16 +126,16 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
         for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
             floyd_gemm(run, scratch, MB, D, KB, ds + nl * LDN, KB, 1,
-                       k1 + (n * K + k0) * D, D, 1, dq + (n * M + m0) * D, D, k0 > k_begin);
+                       k1 + (n * K + k0) * D, D, 1, dq + nl * dq_ldn, D, k0 > k_begin);
         }
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
             if (ml + 1 < MB) {
                 floyd_prefetch_rows(k2 + (k0 * M + m + 1) * D, KB, M * D, D);
-                floyd_prefetch_rows(dq + (n0 * M + m + 1) * D, NB, M * D, D);
+                floyd_prefetch_rows(dq + (ml + 1) * D, NB, dq_ldn, D);
             }
             floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, LDN, 1,
-                       k2 + (k0 * M + m) * D, M * D, 1, dq + (n0 * M + m) * D, M * D, 1);
+                       k2 + (k0 * M + m) * D, M * D, 1, dq + ml * D, dq_ldn, 1);
         }
         /* dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
         for (int64_t nl = 0; nl < NB; ++nl) {
@@ -180,16 +188,25 @@ static void dsum_range(void *opaque, size_t begin, size_t end)
     }
 }
 
-/* dq += partial dq of chunks 1.., in chunk order. */
+/* dq += the partial tiles of chunks 1.. of the current step, in chunk
+ * order; one unit is one n-row (MB x D floats) of one tile. */
 static void dq_reduce_range(void *opaque, size_t begin, size_t end)
 {
     const grad_ctx *ctx = opaque;
-    const floyd_dims *d = &ctx->run.plan->dims;
-    const size_t numel = (size_t)(d->B * d->H * d->N * d->M * d->D);
-    for (int64_t c = 1; c < ctx->chunks; ++c) {
-        const float *part = ctx->dq_partial + (size_t)(c - 1) * numel;
-        for (size_t i = begin; i < end; ++i) {
-            ctx->dq[i] += part[i];
+    const floyd_plan *plan = ctx->run.plan;
+    const floyd_dims *d = &plan->dims;
+    const int64_t NB = plan->nb, MB = plan->mb, D = d->D, rows = MB * D;
+    for (size_t unit = begin; unit < end; ++unit) {
+        const int64_t nl = (int64_t)unit % NB, tile = (int64_t)unit / NB;
+        const int64_t slice = tile / ctx->length, at = tile % ctx->length, ti = ctx->i_first + at;
+        const int64_t tj = ctx->diagonal - ti, n = ti * NB + nl;
+        float *dq = ctx->dq + ((slice * d->N + n) * d->M + tj * MB) * D;
+        for (int64_t c = 1; c < ctx->chunks; ++c) {
+            const float *part = ctx->dq_partial +
+                                (((c - 1) * d->B * d->H + slice) * ctx->longest_diagonal + at) * NB * rows + nl * rows;
+            for (int64_t i = 0; i < rows; ++i) {
+                dq[i] += part[i];
+            }
         }
     }
 }
@@ -239,6 +256,7 @@ static const char *run_grad(aclOpExecutor *executor, void *workspace)
     emu_parallel_for((size_t)rows, 256, dsum_range, &ctx);
 
     const int64_t tiles_n = d->N / plan->nb, tiles_m = d->M / plan->mb, slices = d->B * d->H;
+    ctx.longest_diagonal = tiles_n < tiles_m ? tiles_n : tiles_m;
     for (int64_t t = 0; t < tiles_n + tiles_m - 1; ++t) {
         ctx.diagonal = t;
         ctx.i_first = t - tiles_m + 1 > 0 ? t - tiles_m + 1 : 0;
@@ -247,9 +265,9 @@ static const char *run_grad(aclOpExecutor *executor, void *workspace)
         ctx.tiles = slices * ctx.chunks * ctx.length;
         ctx.used_slots = ctx.tiles < plan->slots ? ctx.tiles : plan->slots;
         emu_parallel_for((size_t)ctx.used_slots, 1, grad_range, &ctx);
-    }
-    if (ctx.chunks > 1) {
-        emu_parallel_for((size_t)(rows * (uint64_t)d->D), 4096, dq_reduce_range, &ctx);
+        if (ctx.chunks > 1) {
+            emu_parallel_for((size_t)(slices * ctx.length * plan->nb), 8, dq_reduce_range, &ctx);
+        }
     }
     for (int i = OUT_DQ; i <= OUT_DV2; ++i) {
         floyd_finish_output(&ctx.run, executor, i);
@@ -308,9 +326,11 @@ aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(
     const uint64_t rows = (uint64_t)(dims.B * dims.H * dims.N * dims.M);
     plan->stats_offset = floyd_reserve(plan, 3u * rows * sizeof(float)); /* max, sum, dsum */
     const uint64_t chunks = (uint64_t)key_chunks(plan);
-    plan->dq_partial_offset = floyd_reserve(plan, (chunks - 1u) * rows * (uint64_t)dims.D * sizeof(float));
     const uint64_t tiles_n = (uint64_t)(dims.N / plan->nb), tiles_m = (uint64_t)(dims.M / plan->mb);
     const uint64_t longest_diagonal = tiles_n < tiles_m ? tiles_n : tiles_m;
+    const uint64_t tile_floats = (uint64_t)(plan->nb * plan->mb * dims.D);
+    plan->dq_partial_offset = floyd_reserve(plan, (chunks - 1u) * (uint64_t)(dims.B * dims.H) * longest_diagonal *
+                                                      tile_floats * sizeof(float));
     floyd_plan_slots(plan, (uint64_t)(dims.B * dims.H) * chunks * longest_diagonal, slot_floats(plan));
     return emu_executor_publish(planned, run_grad, plan->workspace, workspaceSize, executor);
 }

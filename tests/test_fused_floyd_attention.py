@@ -221,7 +221,8 @@ def test_backward_matches_reference(dtype, mask_kind):
 
 
 @pytest.mark.parametrize("shape,dtype", [((1, 2, 32, 256, 128, 64), "float32"), ((1, 1, 16, 128, 128, 128), "float16"),
-                                         ((2, 1, 16, 256, 128, 32), "bfloat16"), ((1, 1, 32, 128, 256, 32), "float32")])
+                                         ((2, 1, 16, 256, 128, 32), "bfloat16"), ((1, 1, 32, 128, 256, 32), "float32"),
+                                         ((1, 1, 16, 128, 384, 32), "float16")])
 def test_backward_shapes(shape, dtype):
     run_backward_case(shape, dtype, "bool", 0.0884, seed=6)
 
@@ -276,14 +277,17 @@ def _run_both(dtype, shape=(1, 2, 32, 128, 128, 32)):
     return (out, smax, ssum) + tuple(grads)
 
 
-@pytest.mark.parametrize("dtype,tile", [("float32", None), ("bfloat16", None), ("float32", "16x32x64")])
-def test_one_and_two_threads_bit_identical(dtype, tile, monkeypatch):
+@pytest.mark.parametrize("dtype,tile,shape", [("float32", None, (1, 2, 64, 256, 128, 32)),
+                                              ("bfloat16", None, (1, 2, 64, 256, 128, 32)),
+                                              ("float32", "16x32x64", (1, 2, 64, 256, 128, 32)),
+                                              ("float32", "16x32x64", (1, 1, 32, 128, 384, 32))])
+def test_one_and_two_threads_bit_identical(dtype, tile, shape, monkeypatch):
     """Many tiles per anti-diagonal (with ACLNN_EMU_FLOYD_TILE=16x32x64: 4 x 8 tiles of 2 key blocks), so
-    dk1/dv1 chain across m-tiles and dk2/dv2 across n-tiles while two threads take tiles in any order."""
+    dk1/dv1 chain across m-tiles and dk2/dv2 across n-tiles while two threads take tiles in any order.
+    K = 384 splits the keys into two uneven chunks (128 + 256) whose dq parts meet at the end."""
     if tile is not None:
         monkeypatch.setenv("ACLNN_EMU_FLOYD_TILE", tile)
     previous = aclnn_emu.get_num_threads()
-    shape = (1, 2, 64, 256, 128, 32)
     try:
         aclnn_emu.set_num_threads(1)
         one = _run_both(dtype, shape)

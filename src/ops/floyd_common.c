@@ -212,7 +212,7 @@ aclOpExecutor *floyd_executor(const floyd_call *c, const floyd_dims *dims)
     if (plan->has_mask) {
         floyd_plan_mask(plan, &planned->tensors[c->mask]);
     }
-    floyd_plan_tiles(plan);
+    floyd_plan_tiles(plan, c->tile_keys > 0 ? c->tile_keys : 64);
     return planned;
 }
 
@@ -223,7 +223,7 @@ uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes)
     return at;
 }
 
-void floyd_plan_tiles(floyd_plan *plan)
+void floyd_plan_tiles(floyd_plan *plan, int64_t keys)
 {
     const floyd_dims *d = &plan->dims;
     const char *env = getenv("ACLNN_EMU_FLOYD_TILE"); /* "nbxmbxkb", for tuning */
@@ -231,10 +231,13 @@ void floyd_plan_tiles(floyd_plan *plan)
     if (env == NULL || sscanf(env, "%lldx%lldx%lld", &nb, &mb, &kb) != 3 || nb <= 0 || mb <= 0 || kb <= 0 ||
         d->N % nb || d->M % mb || d->K % kb || kb % EMU_FLOYD_LANES) {
         /* Measured best on Zen3 (docs/benchmarks.md): wide m tiles keep the
-         * batched-over-n products long; 64 keys keep P and dS in L2. */
-        nb = d->N % 32 == 0 ? 32 : 16;
+         * batched-over-n products long, 64 values of n the batched-over-m
+         * ones (dk2/dv2 add 64 terms per pass instead of 32). The backward
+         * takes 128 keys (K is a multiple of 128: half the passes over dq),
+         * the forward 64. */
+        nb = d->N % 64 == 0 ? 64 : d->N % 32 == 0 ? 32 : 16;
         mb = 128;
-        kb = 64;
+        kb = keys;
     }
     plan->nb = nb;
     plan->mb = mb;

@@ -39,7 +39,8 @@ typedef struct {
     uint64_t mask_offset;
     int64_t mask_stride[4];  /* elements per step of b, h, n, m (0: broadcast); k is dense */
     floyd_stage stage[EMU_MAX_OP_TENSORS];
-    uint64_t stats_offset;   /* grad: element 0 of softmaxMax and softmaxSum, [B,H,N,M] each */
+    uint64_t stats_offset;   /* grad: element 0 of softmaxMax and softmaxSum, and dsum, [B,H,N,M] each */
+    uint64_t dq_partial_offset; /* grad: dq of key chunks 1.. (see fused_floyd_attention_grad.c) */
     uint64_t slot_offset;
     uint64_t slot_bytes;
     uint64_t workspace;      /* total, including FLOYD_ALIGN bytes to align the base */
@@ -59,6 +60,7 @@ typedef struct {
     int stats[2];       /* slots of the FLOAT softmax statistics */
     bool mask_bool_only;
     double scale;
+    int64_t tile_keys;  /* keys per tile (kb) unless ACLNN_EMU_FLOYD_TILE says; 0: 64 */
 } floyd_call;
 
 typedef aclnnStatus (*floyd_shapes_fn)(const char *api, const aclTensor *const *tensors, floyd_dims *dims);
@@ -87,8 +89,9 @@ aclnnStatus floyd_check_memory(const char *api, const char *name, const aclTenso
 
 /* Reserves `bytes` (aligned) in the workspace layout; returns the offset. */
 uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes);
-/* Chooses the tile sizes for `dims`. */
-void floyd_plan_tiles(floyd_plan *plan);
+/* Chooses the tile sizes for `dims`, with `keys` keys per tile (a divisor
+ * of 128) unless ACLNN_EMU_FLOYD_TILE overrides them. */
+void floyd_plan_tiles(floyd_plan *plan, int64_t keys);
 /* Plans the fp32 copy of slot `index` if it is not FLOAT and contiguous. */
 void floyd_plan_stage(floyd_plan *plan, const aclOpExecutor *executor, int index);
 /* Plans mask access: strides, or a dense copy when k is not contiguous. */
@@ -138,6 +141,20 @@ static inline void floyd_gemm(const floyd_run *run, void *scratch, int64_t m, in
     const emu_sgemm_args args = {m, n, k, a, a_row_stride, a_col_stride, b, b_row_stride, b_col_stride,
                                  c, c_row_stride, accumulate};
     run->gemm->sgemm(&args, scratch);
+}
+
+/* Asks for `rows` rows of `row_floats` floats, `stride` floats apart, to be
+ * brought into the cache. The products batched over m read rows M*D floats
+ * apart: every row starts on another page, where the hardware prefetchers
+ * do not follow, so without this each row start waits for memory. */
+static inline void floyd_prefetch_rows(const float *base, int64_t rows, int64_t stride, int64_t row_floats)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        const float *row = base + r * stride;
+        for (int64_t i = 0; i < row_floats; i += 16) {
+            __builtin_prefetch(row + i, 0, 3);
+        }
+    }
 }
 
 /* Floats between the rows of consecutive n in a [nb][mb][kb] tile: mb*kb

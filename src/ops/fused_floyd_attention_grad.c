@@ -8,7 +8,15 @@
  * run by anti-diagonals: tile (i, j) runs in step i + j, after (i, j - 1)
  * added its part of dk1/dv1 and (i - 1, j) its part of dk2/dv2, so each
  * sum is one fma chain in increasing m (or n) order, whatever thread runs
- * which tile. Tiles of one diagonal (and of every (b, h)) run in parallel. */
+ * which tile. Tiles of one diagonal (and of every (b, h)) run in parallel.
+ *
+ * The keys are also cut into FLOYD_KEY_CHUNKS fixed chunks (a constant, not
+ * the thread count, so the bits do not depend on it): dk1/dv1/dk2/dv2 of
+ * different chunks are disjoint, so a tile of every chunk runs in each step,
+ * which keeps both cores busy on the short first and last diagonals. dq sums
+ * over all keys: chunk 0 accumulates into dq, chunk c > 0 into a dense
+ * [NB, MB, D] partial tile of its own; after each step the partial tiles
+ * of that step are added to dq in chunk order. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,7 +43,7 @@ enum {
     OUT_DV2,
     TENSORS
 };
-enum { STATS_WIDTH = 8 };
+enum { STATS_WIDTH = 8, FLOYD_KEY_CHUNKS = 2, FLOYD_KEY_CHUNK_ALIGN = 128 };
 
 static const char *const NAMES[TENSORS] = {"query",      "key1",       "value1",           "key2",
                                            "value2",     "dy",         "attenMaskOptional", "softmaxMax",
@@ -46,18 +54,34 @@ typedef struct {
     floyd_run run;
     const float *q, *k1, *v1, *k2, *v2, *dy, *o;
     const float *max, *sum; /* [B,H,N,M] */
+    float *dsum;            /* [B,H,N,M]: sum_d dy*attentionIn */
     float *dq, *dk1, *dv1, *dk2, *dv2;
-    int64_t diagonal, i_first, length, tiles, used_slots;
+    float *dq_partial;      /* [chunks - 1][slices][longest diagonal] tiles of [NB, MB, D] */
+    int64_t chunks, longest_diagonal, diagonal, i_first, length, tiles, used_slots;
 } grad_ctx;
 
-/* Slot scratch: P and dS (ROWS x KB each) and Dsum (ROWS). */
-static uint64_t slot_floats(const floyd_plan *plan)
+/* Number of key chunks: FLOYD_KEY_CHUNKS when K has enough 128-key blocks
+ * and the key block kb divides 128, else 1. Chunk c starts at
+ * chunk_start(K, chunks, c), a multiple of 128. */
+static int64_t key_chunks(const floyd_plan *plan)
 {
-    const uint64_t ROWS = (uint64_t)(plan->nb * plan->mb);
-    return 2u * (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan) + ROWS;
+    const bool fits = plan->dims.K / FLOYD_KEY_CHUNK_ALIGN >= FLOYD_KEY_CHUNKS && FLOYD_KEY_CHUNK_ALIGN % plan->kb == 0;
+    return fits ? FLOYD_KEY_CHUNKS : 1;
 }
 
-static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, int64_t tj)
+static int64_t chunk_start(int64_t K, int64_t chunks, int64_t c)
+{
+    const int64_t blocks = K / FLOYD_KEY_CHUNK_ALIGN;
+    return c * blocks / chunks * FLOYD_KEY_CHUNK_ALIGN;
+}
+
+/* Slot scratch: P and dS (ROWS x KB each). */
+static uint64_t slot_floats(const floyd_plan *plan)
+{
+    return 2u * (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan);
+}
+
+static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chunk, int64_t ti, int64_t tj)
 {
     const floyd_run *run = &ctx->run;
     const floyd_dims *d = &run->plan->dims;
@@ -67,26 +91,27 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
     const int64_t b = slice / d->H, h = slice % d->H;
     const int64_t n0 = ti * NB, m0 = tj * MB;
     const int64_t nmd = slice * N * M * D, nkd = slice * N * K * D, kmd = slice * K * M * D;
-    const float *q = ctx->q + nmd, *dy = ctx->dy + nmd, *o = ctx->o + nmd;
+    const float *q = ctx->q + nmd, *dy = ctx->dy + nmd;
     const float *k1 = ctx->k1 + nkd, *v1 = ctx->v1 + nkd, *k2 = ctx->k2 + kmd, *v2 = ctx->v2 + kmd;
-    float *dq = ctx->dq + nmd, *dk1 = ctx->dk1 + nkd, *dv1 = ctx->dv1 + nkd;
+    /* dq element (n0 + nl, m0 + ml, :) at dq[nl * dq_ldn + ml * D]. */
+    float *dq = ctx->dq + nmd + (n0 * M + m0) * D;
+    int64_t dq_ldn = M * D;
+    if (chunk > 0) {
+        const int64_t tile = ((chunk - 1) * d->B * d->H + slice) * ctx->longest_diagonal + ti - ctx->i_first;
+        dq = ctx->dq_partial + tile * NB * MB * D;
+        dq_ldn = MB * D;
+    }
+    float *dk1 = ctx->dk1 + nkd, *dv1 = ctx->dv1 + nkd;
     float *dk2 = ctx->dk2 + kmd, *dv2 = ctx->dv2 + kmd;
     const float *row_max = ctx->max + slice * N * M, *row_sum = ctx->sum + slice * N * M;
     float *p = floyd_slot(run, slot);
     float *ds = p + NB * LDN;
-    float *dsum = ds + NB * LDN;
+    const float *dsum = ctx->dsum + slice * N * M;
     void *scratch = floyd_slot_gemm_scratch(run, slot);
     const float scale = run->plan->scale;
 
-    for (int64_t r = 0; r < ROWS; ++r) {
-        const int64_t at = ((n0 + r / MB) * M + m0 + r % MB) * D;
-        float acc = 0.0f;
-        for (int64_t i = 0; i < D; ++i) {
-            acc = fmaf(dy[at + i], o[at + i], acc);
-        }
-        dsum[r] = acc;
-    }
-    for (int64_t k0 = 0; k0 < K; k0 += KB) {
+    const int64_t k_begin = chunk_start(K, ctx->chunks, chunk), k_end = chunk_start(K, ctx->chunks, chunk + 1);
+    for (int64_t k0 = k_begin; k0 < k_end; k0 += KB) {
         floyd_tile_products(run, scratch, q, k1, k2, n0, m0, k0, p);
         floyd_tile_products(run, scratch, dy, v1, v2, n0, m0, k0, ds);
         for (int64_t r = 0; r < ROWS; ++r) {
@@ -95,18 +120,22 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
             float *pr = p + at, *dsr = ds + at;
             run->ew->softmax(KB, pr, floyd_mask_row(run, b, h, n, m, k0), scale, row_max[n * M + m],
                              row_sum[n * M + m]);
-            run->ew->softmax_grad(KB, pr, dsr, dsum[r], scale); /* ds = scale * P * (dP - Dsum) */
+            run->ew->softmax_grad(KB, pr, dsr, dsum[n * M + m], scale); /* ds = scale * P * (dP - Dsum) */
         }
         /* dq += dS . K1 (batched over n), then dS . K2 (batched over m). */
         for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
             floyd_gemm(run, scratch, MB, D, KB, ds + nl * LDN, KB, 1,
-                       k1 + (n * K + k0) * D, D, 1, dq + (n * M + m0) * D, D, k0 > 0);
+                       k1 + (n * K + k0) * D, D, 1, dq + nl * dq_ldn, D, k0 > k_begin);
         }
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
+            if (ml + 1 < MB) {
+                floyd_prefetch_rows(k2 + (k0 * M + m + 1) * D, KB, M * D, D);
+                floyd_prefetch_rows(dq + (ml + 1) * D, NB, dq_ldn, D);
+            }
             floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, LDN, 1,
-                       k2 + (k0 * M + m) * D, M * D, 1, dq + (n0 * M + m) * D, M * D, 1);
+                       k2 + (k0 * M + m) * D, M * D, 1, dq + ml * D, dq_ldn, 1);
         }
         /* dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
         for (int64_t nl = 0; nl < NB; ++nl) {
@@ -119,6 +148,12 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t ti, 
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
             const int64_t rows = ml * KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
+            if (ml + 1 < MB) {
+                floyd_prefetch_rows(q + x + D, NB, M * D, D);
+                floyd_prefetch_rows(dy + x + D, NB, M * D, D);
+                floyd_prefetch_rows(dk2 + c + D, KB, M * D, D);
+                floyd_prefetch_rows(dv2 + c + D, KB, M * D, D);
+            }
             floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1,
                        dk2 + c, M * D, ti > 0);
             floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1,
@@ -132,8 +167,46 @@ static void grad_range(void *opaque, size_t begin, size_t end)
     const grad_ctx *ctx = opaque;
     for (size_t slot = begin; slot < end; ++slot) {
         for (int64_t tile = (int64_t)slot; tile < ctx->tiles; tile += ctx->used_slots) {
-            const int64_t slice = tile / ctx->length, ti = ctx->i_first + tile % ctx->length;
-            grad_tile(ctx, (int)slot, slice, ti, ctx->diagonal - ti);
+            const int64_t task = tile / ctx->length, ti = ctx->i_first + tile % ctx->length;
+            grad_tile(ctx, (int)slot, task / ctx->chunks, task % ctx->chunks, ti, ctx->diagonal - ti);
+        }
+    }
+}
+
+/* dsum[r] = sum_d dy[r, d] * attentionIn[r, d], one fma chain per row. */
+static void dsum_range(void *opaque, size_t begin, size_t end)
+{
+    const grad_ctx *ctx = opaque;
+    const int64_t D = ctx->run.plan->dims.D;
+    for (size_t r = begin; r < end; ++r) {
+        const float *dy = ctx->dy + (int64_t)r * D, *o = ctx->o + (int64_t)r * D;
+        float acc = 0.0f;
+        for (int64_t i = 0; i < D; ++i) {
+            acc = fmaf(dy[i], o[i], acc);
+        }
+        ctx->dsum[r] = acc;
+    }
+}
+
+/* dq += the partial tiles of chunks 1.. of the current step, in chunk
+ * order; one unit is one n-row (MB x D floats) of one tile. */
+static void dq_reduce_range(void *opaque, size_t begin, size_t end)
+{
+    const grad_ctx *ctx = opaque;
+    const floyd_plan *plan = ctx->run.plan;
+    const floyd_dims *d = &plan->dims;
+    const int64_t NB = plan->nb, MB = plan->mb, D = d->D, rows = MB * D;
+    for (size_t unit = begin; unit < end; ++unit) {
+        const int64_t nl = (int64_t)unit % NB, tile = (int64_t)unit / NB;
+        const int64_t slice = tile / ctx->length, at = tile % ctx->length, ti = ctx->i_first + at;
+        const int64_t tj = ctx->diagonal - ti, n = ti * NB + nl;
+        float *dq = ctx->dq + ((slice * d->N + n) * d->M + tj * MB) * D;
+        for (int64_t c = 1; c < ctx->chunks; ++c) {
+            const float *part = ctx->dq_partial +
+                                (((c - 1) * d->B * d->H + slice) * ctx->longest_diagonal + at) * NB * rows + nl * rows;
+            for (int64_t i = 0; i < rows; ++i) {
+                dq[i] += part[i];
+            }
         }
     }
 }
@@ -177,16 +250,24 @@ static const char *run_grad(aclOpExecutor *executor, void *workspace)
     ctx.dv1 = floyd_output(&ctx.run, executor, OUT_DV1);
     ctx.dk2 = floyd_output(&ctx.run, executor, OUT_DK2);
     ctx.dv2 = floyd_output(&ctx.run, executor, OUT_DV2);
+    ctx.dsum = (float *)(ctx.run.workspace + plan->stats_offset + 2u * rows * sizeof(float));
+    ctx.chunks = key_chunks(plan);
+    ctx.dq_partial = (float *)(ctx.run.workspace + plan->dq_partial_offset);
+    emu_parallel_for((size_t)rows, 256, dsum_range, &ctx);
 
     const int64_t tiles_n = d->N / plan->nb, tiles_m = d->M / plan->mb, slices = d->B * d->H;
+    ctx.longest_diagonal = tiles_n < tiles_m ? tiles_n : tiles_m;
     for (int64_t t = 0; t < tiles_n + tiles_m - 1; ++t) {
         ctx.diagonal = t;
         ctx.i_first = t - tiles_m + 1 > 0 ? t - tiles_m + 1 : 0;
         const int64_t i_last = t < tiles_n - 1 ? t : tiles_n - 1;
         ctx.length = i_last - ctx.i_first + 1;
-        ctx.tiles = slices * ctx.length;
+        ctx.tiles = slices * ctx.chunks * ctx.length;
         ctx.used_slots = ctx.tiles < plan->slots ? ctx.tiles : plan->slots;
         emu_parallel_for((size_t)ctx.used_slots, 1, grad_range, &ctx);
+        if (ctx.chunks > 1) {
+            emu_parallel_for((size_t)(slices * ctx.length * plan->nb), 8, dq_reduce_range, &ctx);
+        }
     }
     for (int i = OUT_DQ; i <= OUT_DV2; ++i) {
         floyd_finish_output(&ctx.run, executor, i);
@@ -229,7 +310,7 @@ aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(
     /* CANN registers the FLOAT kernel with a BOOL mask only. */
     const bool bool_mask_only = query != NULL && query->view.dtype == ACL_FLOAT;
     const floyd_call call = {"aclnnFusedFloydAttentionGradGetWorkspaceSize", "aclnnFusedFloydAttentionGrad", t,
-                             NAMES, TENSORS, OUT_DQ, IN_MASK, {IN_MAX, IN_SUM}, bool_mask_only, scaleValue};
+                             NAMES, TENSORS, OUT_DQ, IN_MASK, {IN_MAX, IN_SUM}, bool_mask_only, scaleValue, 128};
     floyd_dims dims;
     EMU_TRY(floyd_validate(&call, workspaceSize, executor, check_shapes, &dims));
     aclOpExecutor *planned = floyd_executor(&call, &dims);
@@ -242,10 +323,15 @@ aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(
             floyd_plan_stage(plan, planned, i);
         }
     }
-    plan->stats_offset = floyd_reserve(plan, 2u * (uint64_t)(dims.B * dims.H * dims.N * dims.M) * sizeof(float));
+    const uint64_t rows = (uint64_t)(dims.B * dims.H * dims.N * dims.M);
+    plan->stats_offset = floyd_reserve(plan, 3u * rows * sizeof(float)); /* max, sum, dsum */
+    const uint64_t chunks = (uint64_t)key_chunks(plan);
     const uint64_t tiles_n = (uint64_t)(dims.N / plan->nb), tiles_m = (uint64_t)(dims.M / plan->mb);
     const uint64_t longest_diagonal = tiles_n < tiles_m ? tiles_n : tiles_m;
-    floyd_plan_slots(plan, (uint64_t)(dims.B * dims.H) * longest_diagonal, slot_floats(plan));
+    const uint64_t tile_floats = (uint64_t)(plan->nb * plan->mb * dims.D);
+    plan->dq_partial_offset = floyd_reserve(plan, (chunks - 1u) * (uint64_t)(dims.B * dims.H) * longest_diagonal *
+                                                      tile_floats * sizeof(float));
+    floyd_plan_slots(plan, (uint64_t)(dims.B * dims.H) * chunks * longest_diagonal, slot_floats(plan));
     return emu_executor_publish(planned, run_grad, plan->workspace, workspaceSize, executor);
 }
 

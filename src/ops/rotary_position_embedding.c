@@ -37,11 +37,16 @@ aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, con
     EMU_TRY(emu_check_not_null(API, "executor", executor));
     EMU_TRY(emu_check_not_null(API, "out", out));
     if (emu_view_is_empty(&out->view)) {
-        /* Nothing is read, so the inputs are not bound: phase 2 must not
-         * check memory that phase 1 was allowed to ignore. */
-        aclOpExecutor *planned = bind_forward(API, NULL, NULL, NULL, out);
+        aclOpExecutor *planned = bind_forward(API, x, cos, sin, out);
         if (planned == NULL) {
             return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+        }
+        /* Nothing is read: the inputs stay bound (so the address setters
+         * work as for any executor) but as empty views, so phase 2 does not
+         * check memory that phase 1 was right to ignore. */
+        for (int slot = EMU_ROPE_SLOT_MAIN; slot <= EMU_ROPE_SLOT_SIN; ++slot) {
+            planned->tensors[slot].rank = 1;
+            planned->tensors[slot].shape[0] = 0;
         }
         return emu_executor_publish(planned, run_nothing, 0, workspaceSize, executor);
     }

@@ -2,10 +2,10 @@
 # threads: the printed summaries (hashes of every output's bytes) must be
 # identical, and the counts must be what the sample's reinterpreted fp16
 # inputs give (see the sample's header comment): half of dq is 0, half +inf.
-# Usage: cmake -DSAMPLE=<path> -P floyd_sample_check.cmake
+# Usage: cmake -DSAMPLE=<path> [-DEMULATOR=<cross-run command>] -P floyd_sample_check.cmake
 set(args 16 128 128 32)
 foreach(threads 1 2)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env ACLNN_EMU_NUM_THREADS=${threads} ${SAMPLE} ${args}
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ACLNN_EMU_NUM_THREADS=${threads} ${EMULATOR} ${SAMPLE} ${args}
                   OUTPUT_VARIABLE out_${threads} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "sample failed with ${threads} thread(s): ${rc}\n${out_${threads}}")

@@ -332,6 +332,39 @@ def test_threads_bit_identical(mode, lead, cos_lead, with_x):
             assert np.all(np.abs(a - g) <= bound)
 
 
+@pytest.mark.parametrize("mode,dtype,d,with_x", [(0, "float32", 130, True), (1, "float16", 128, False),
+                                                  (0, "bfloat16", 64, True)])
+def test_streamed_output_bit_identical(mode, dtype, d, with_x):
+    """dx of 32 MiB or more goes out through an L1 buffer and non-temporal stores (SIMD
+    levels); d = 130 makes every copy start and end off a 32-byte boundary. The bytes must
+    equal the scalar level's plain stores, for 1 and 2 threads, and match the reference."""
+    aclnn_emu.set_soc_name("Ascend950")
+    dt = DTYPES[dtype]
+    rows = -(-(32 << 20) // (d * dt.itemsize))
+    lead = (2, rows // 8 + 1, 4)
+    rng = np.random.default_rng(d)
+    dy = rng.uniform(-2, 2, lead + (d,)).astype(dt)
+    x = rng.uniform(-2, 2, lead + (d,)).astype(dt) if with_x else None
+    cos = rng.uniform(-1, 1, (1, lead[1], 1, d)).astype(dt)
+    sin = rng.uniform(-1, 1, (1, lead[1], 1, d)).astype(dt)
+    assert dy.nbytes >= 32 << 20
+    previous_isa, previous_threads = aclnn_emu.get_isa(), aclnn_emu.get_num_threads()
+    results = []
+    try:
+        for isa, threads in ((previous_isa, 1), (previous_isa, 2), ("scalar", 2)):
+            aclnn_emu.set_isa_cap(isa)
+            aclnn_emu.set_num_threads(threads)
+            out = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
+            results.append(b"".join(a.tobytes() for a in out if a is not None))
+    finally:
+        aclnn_emu.set_isa_cap(previous_isa)
+        aclnn_emu.set_num_threads(previous_threads)
+    assert results[0] == results[1] == results[2]
+    tail = slice(lead[1] - 3, lead[1])  # the last rows: written by the last copies of the last chunk
+    ref = rope_grad_ref(dy[:, tail], cos[:, tail], sin[:, tail], None if x is None else x[:, tail], mode)
+    assert_precision(out[0][:, tail], ref[0], dtype)
+
+
 # ------------------------------------------------------- D at the limits
 
 

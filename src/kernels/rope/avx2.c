@@ -65,3 +65,29 @@ static inline void bf16_store8(uint16_t* p, __m256 v) {
 #define H_FROM_F32 emu_f32_to_bf16
 #define H_NAME(name) emu_bf16_##name##__avx2
 #include "kernels/rope/simd_typed_body.h"
+#undef H_T
+#undef H_LOAD
+#undef H_STORE
+#undef H_TO_F32
+#undef H_FROM_F32
+#undef H_NAME
+
+#include <string.h>
+
+/* Whole 32-byte blocks go out with non-temporal stores from dst's first
+ * 32-byte boundary on; the ragged ends are plain copies. Only bytes move,
+ * so the output bits are those of the kernel that filled src. */
+void emu_rope_stream_copy__avx2(size_t bytes, const void* src, void* dst) {
+    const unsigned char* s = src;
+    unsigned char* o = dst;
+    size_t head = (size_t)(-(uintptr_t)o & 31u);
+    if (head > bytes) head = bytes;
+    memcpy(o, s, head);
+    size_t i = head;
+    for (; i + 32 <= bytes; i += 32) {
+        _mm256_stream_si256((__m256i*)(o + i), _mm256_loadu_si256((const __m256i*)(s + i)));
+    }
+    memcpy(o + i, s + i, bytes - i);
+}
+
+void emu_rope_stream_fence__avx2(void) { _mm_sfence(); }

@@ -21,7 +21,7 @@
     {#t "_rope_half" suffix "__" #isa, #t "_rope_interleave" suffix "__" #isa, #t "_rope_quarter" suffix "__" \
      #isa, NULL}
 
-static const emu_rope_kernels k_scalar = {EMU_ROPE_F32(scalar), {{NULL}}, {{NULL}}, {{NULL}}, {{NULL}}};
+static const emu_rope_kernels k_scalar = {EMU_ROPE_F32(scalar), {{NULL}}, {{NULL}}, {{NULL}}, {{NULL}}, NULL, NULL};
 
 #if defined(EMU_HAVE_X86_KERNELS)
 #define EMU_ROPE_TABLE_H(isa)                                                                                 \
@@ -29,7 +29,9 @@ static const emu_rope_kernels k_scalar = {EMU_ROPE_F32(scalar), {{NULL}}, {{NULL
      {EMU_ROPE_H_FWD(f16, isa), EMU_ROPE_H_FWD(bf16, isa)},                                                   \
      {EMU_ROPE_H_GRAD(f16, isa), EMU_ROPE_H_GRAD(bf16, isa)},                                                 \
      {EMU_ROPE_H_NAMES(f16, isa, ""), EMU_ROPE_H_NAMES(bf16, isa, "")},                                       \
-     {EMU_ROPE_H_NAMES(f16, isa, "_grad"), EMU_ROPE_H_NAMES(bf16, isa, "_grad")}}
+     {EMU_ROPE_H_NAMES(f16, isa, "_grad"), EMU_ROPE_H_NAMES(bf16, isa, "_grad")},                             \
+     emu_rope_stream_copy__##isa,                                                                             \
+     emu_rope_stream_fence__##isa}
 
 static const emu_rope_kernels k_avx2 = EMU_ROPE_TABLE_H(avx2);
 static const emu_rope_kernels k_avx512 = EMU_ROPE_TABLE_H(avx512);

@@ -68,6 +68,13 @@ typedef struct {
     emu_rope_grad_h_fn grad_h[2][EMU_ROPE_MODES];
     const char* fwd_h_name[2][EMU_ROPE_MODES];
     const char* grad_h_name[2][EMU_ROPE_MODES];
+    /* Copies `bytes` from an L1-resident buffer to dst with non-temporal
+     * stores where dst is aligned (plain stores at the unaligned ends), so
+     * that a large output is written without first being read into the
+     * cache; `fence` orders those stores before the caller's later writes
+     * and the pool's join. NULL where an ISA has none (scalar). */
+    void (*stream_copy)(size_t bytes, const void* src, void* dst);
+    void (*stream_fence)(void);
 } emu_rope_kernels;
 
 /* Best implementation whose level is <= isa (pass emu_isa_active()). Never NULL. */
@@ -106,6 +113,11 @@ EMU_ROPE_DECLARE_H(f16, avx2)
 EMU_ROPE_DECLARE_H(bf16, avx2)
 EMU_ROPE_DECLARE_H(f16, avx512)
 EMU_ROPE_DECLARE_H(bf16, avx512)
+
+void emu_rope_stream_copy__avx2(size_t bytes, const void* src, void* dst);
+void emu_rope_stream_copy__avx512(size_t bytes, const void* src, void* dst);
+void emu_rope_stream_fence__avx2(void);
+void emu_rope_stream_fence__avx512(void);
 
 EMU_ROPE_DECLARE(scalar)
 EMU_ROPE_DECLARE(avx2)

@@ -11,6 +11,7 @@ from helpers import DevView, expect, take_msg
 NULL = ffi.NULL
 PARAM_INVALID = 161002
 INT32 = 3
+BOOL = 12
 RNG = np.random.default_rng(7)
 
 
@@ -62,7 +63,44 @@ def _rope():
     return views, [*t[:3], 0, t[3]]
 
 
+def _floyd_shapes(b=1, h=1, n=16, m=128, k=128, d=32):
+    q, kv1, kv2 = (b, h, n, m, d), (b, h, n, k, d), (b, h, k, m, d)
+    return q, kv1, kv2, (b, 1, n, 1, k), (b, h, n, m, 8)
+
+
+def _floyd_grad():
+    q, kv1, kv2, mask, soft = _floyd_shapes()
+    names = ["query", "key1", "value1", "key2", "value2", "dy", "attenMaskOptional", "softmaxMax", "softmaxSum",
+             "attentionIn", "dqOut", "dk1Out", "dv1Out", "dk2Out", "dv2Out"]
+    shapes = [q, kv1, kv1, kv2, kv2, q, mask, soft, soft, q, q, kv1, kv1, kv2, kv2]
+    views = []
+    for name, shape in zip(names, shapes):
+        if name == "attenMaskOptional":
+            views.append((name, DevView(np.zeros(shape, np.bool_), acl_dtype=BOOL)))
+        else:
+            views.append((name, DevView(_f32(*shape) * 0.1)))
+    t = [v.tensor for _, v in views]
+    return views, [*t[:10], 0.125, *t[10:]]
+
+
+def _floyd():
+    q, kv1, kv2, mask, soft = _floyd_shapes()
+    names = ["query", "key1", "value1", "key2", "value2", "attenMaskOptional", "softmaxMaxOut", "softmaxSumOut",
+             "attentionOutOut"]
+    shapes = [q, kv1, kv1, kv2, kv2, mask, soft, soft, q]
+    views = []
+    for name, shape in zip(names, shapes):
+        if name == "attenMaskOptional":
+            views.append((name, DevView(np.zeros(shape, np.bool_), acl_dtype=BOOL)))
+        else:
+            views.append((name, DevView(_f32(*shape) * 0.1)))
+    t = [v.tensor for _, v in views]
+    return views, [*t[:6], 0.125, *t[6:]]
+
+
 OPERATORS = {
+    "aclnnFusedFloydAttentionGrad": _floyd_grad,
+    "aclnnFusedFloydAttention": _floyd,
     "aclnnRotaryPositionEmbeddingGrad": _rope_grad,
     "aclnnRotaryPositionEmbedding": _rope,
     "aclnnSiluBackward": _silu_backward,

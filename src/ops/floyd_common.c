@@ -200,6 +200,7 @@ aclOpExecutor *floyd_executor(const floyd_call *c, const floyd_dims *dims)
     if (planned == NULL) {
         return NULL;
     }
+    emu_executor_name_tensors(planned, c->names); /* static arrays of the op files */
     for (int i = 0; i < c->count; ++i) {
         emu_executor_bind(planned, i, c->tensors[i]);
     }

@@ -708,63 +708,17 @@ def _accepts_host_memory():
 ZERO_COPY = _accepts_host_memory()
 
 
-# ---------------------------------------------- operators with scalar arguments
+# ------------------------------------------ operators with scalar arguments
 #
-# Their outputs are not shaped like an input and their phase 1 takes scalar
-# arguments between the inputs and the outputs, so they use this variant of
-# the fast path: operands are made C-contiguous, outputs are allocated here,
-# and the plan cache key includes the arguments.
+# MoE and Floyd attention: outputs not shaped like an input, scalar
+# arguments between the inputs and the outputs in phase 1, maybe an optional
+# input. They share _run_multi (below the MoE functions).
 
 
 def _contiguous(a):
     return np.ascontiguousarray(normalize_array(np.asarray(a)))
 
 
-def _run_with_args(op, args, inputs, outputs):
-    """Run ``op`` as ``get_ws(*inputs, *args, *outputs)`` then phase 2; ``outputs`` (new C arrays) are filled.
-
-    Plans are cached per thread like :func:`_run_cached`'s (key: shapes,
-    dtypes and ``args``)."""
-    arrays = list(inputs) + list(outputs)
-    codes = list(map(_codes_get, map(_dtype_of, arrays)))
-    if None in codes:
-        bad = arrays[codes.index(None)].dtype
-        raise TypeError("aclnn_emu has no aclDataType for numpy dtype %s" % bad)
-    shapes = list(map(_shape_of, arrays))
-    n_in = len(inputs)
-    buffers = [_from_buffer(a) for a in inputs] + [_from_buffer(o, require_writable=True) for o in outputs]
-
-    def get_ws(*t):
-        return op.get_ws(*t[:n_in], *args, *t[n_in:])
-
-    key = (*shapes, *codes, args, _gen)
-    plans = getattr(_state, op.plans_attr)
-    plan = plans.get(key) if PLAN_CACHE else None
-    if plan is None:
-        plan = _make_plan(get_ws, op.names[0], buffers, shapes, codes)
-        if plan is None:
-            raise AclnnError(lib.ACLNN_ERR_INNER, "phase 1 gave no repeatable executor", op.names[0])
-        if PLAN_CACHE:
-            _cache(plans, key, plan, codes)
-    exe, w = plan[0], plan[1]
-    tensors = plan[2:]
-    rc = 0
-    for i in range(n_in):
-        rc |= _set_in(exe, i, tensors[i], buffers[i])
-    for j in range(len(outputs)):
-        rc |= _set_out(exe, j, tensors[n_in + j], buffers[n_in + j])
-    if rc:
-        _bind_failed(rc)
-    rc = op.run(_workspace(w, _NULL) if w else _NULL, w, exe, _NULL)
-    if rc:
-        _fail(rc, op.names[1])
-
-
-_MOE_PERMUTE = _Op(lib.aclnnMoeTokenPermuteGetWorkspaceSize, lib.aclnnMoeTokenPermute,
-                   ("aclnnMoeTokenPermuteGetWorkspaceSize", "aclnnMoeTokenPermute"), "plans_moe_token_permute")
-_MOE_PERMUTE_GRAD = _Op(lib.aclnnMoeTokenPermuteGradGetWorkspaceSize, lib.aclnnMoeTokenPermuteGrad,
-                        ("aclnnMoeTokenPermuteGradGetWorkspaceSize", "aclnnMoeTokenPermuteGrad"),
-                        "plans_moe_token_permute_grad")
 
 
 def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False):
@@ -796,7 +750,7 @@ def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False):
     row_shape = tokens.shape[1:] if tokens.ndim >= 2 else (1,)
     permuted = _empty((kept,) + tuple(row_shape), tokens.dtype)
     sorted_indices = _empty((slots,), np.int32)
-    _run_with_args(_MOE_PERMUTE, (n, bool(padded_mode)), (tokens, indices), (permuted, sorted_indices))
+    _run_multi(_MOE_PERMUTE, (tokens, indices), (permuted, sorted_indices), (n, bool(padded_mode)))
     return permuted, sorted_indices
 
 
@@ -825,20 +779,20 @@ def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, *, pa
     tokens = idx.size // k if k >= 1 else 0
     width = grad.shape[1] if grad.ndim == 2 else 1
     out = _empty((tokens, width), grad.dtype)
-    _run_with_args(_MOE_PERMUTE_GRAD, (k, bool(padded_mode)), (grad, idx), (out,))
+    _run_multi(_MOE_PERMUTE_GRAD, (grad, idx), (out,), (k, bool(padded_mode)))
     return out
 
 
-# ------------------------------------------------------ Floyd attention
+# ------------------------------------------------ the multi-output fast path
 #
-# Several outputs, an optional input and a scale between inputs and outputs:
-# the same protocol as _run_cached (a per-thread repeatable plan per shapes,
-# dtypes and scale, rebound to the arrays' buffers on every call) with a
-# plan key and a binding that know about them.
+# Several outputs, maybe an optional input, and scalar arguments between
+# inputs and outputs: the same protocol as _run_cached (a per-thread
+# repeatable plan per shapes, dtypes and arguments, rebound to the arrays'
+# buffers on every call) with a plan key and a binding that know about them.
 
 
 class _MultiOp:
-    """One multi-output operator: phases, names, plan cache, and which input may be None."""
+    """One multi-output operator: phases, names, plan cache, and which input may be None (or None)."""
 
     __slots__ = ("get_ws", "run", "names", "plans_attr", "optional")
 
@@ -847,7 +801,7 @@ class _MultiOp:
         self.optional = optional
 
 
-def _floyd_arrays(inputs):
+def _input_arrays(inputs):
     arrays = []
     for a in inputs:
         if a is None:
@@ -859,7 +813,7 @@ def _floyd_arrays(inputs):
     return arrays
 
 
-def _make_multi_plan(op, inputs, outputs, scale):
+def _make_multi_plan(op, inputs, outputs, args):
     """Phase 1 over the arrays (host memory allowed); a repeatable _Plan or None."""
     tensors = []
     host_ok = _get_host_ok()
@@ -876,7 +830,7 @@ def _make_multi_plan(op, inputs, outputs, scale):
             handles.append(h)
         ws_p, exe_p = _state.scratch
         n_in = len(inputs)
-        rc = op.get_ws(*handles[:n_in], scale, *handles[n_in:], ws_p, exe_p)
+        rc = op.get_ws(*handles[:n_in], *args, *handles[n_in:], ws_p, exe_p)
         if rc:
             _fail(rc, op.names[0])
         exe = exe_p[0]
@@ -895,7 +849,7 @@ def _make_multi_plan(op, inputs, outputs, scale):
             _destroy(t)
 
 
-def _run_multi_general(op, inputs, outputs, scale, stream):
+def _run_multi_general(op, inputs, outputs, args, stream):
     """Plan and run once over any numpy views (no plan cache)."""
     owned = []
     keep = []
@@ -915,7 +869,7 @@ def _run_multi_general(op, inputs, outputs, scale, stream):
             _set_host_ok(1)
         try:
             s = stream_handle(stream)
-            _execute(lambda *h: op.get_ws(*h[:n_in], scale, *h[n_in:]), op.run, op.names, handles, s,
+            _execute(lambda *h: op.get_ws(*h[:n_in], *args, *h[n_in:]), op.run, op.names, handles, s,
                      stream is not None)
         finally:
             if not host_ok:
@@ -925,26 +879,24 @@ def _run_multi_general(op, inputs, outputs, scale, stream):
             _destroy(h)
 
 
-def _run_multi(op, inputs, out_specs, scale, stream):
-    """Run ``op`` on numpy ``inputs`` into new arrays made from ``out_specs`` [(shape, dtype)]."""
-    inputs = _floyd_arrays(inputs)
+def _run_multi(op, inputs, outputs, args, stream=None):
+    """Run ``op`` as ``get_ws(*inputs, *args, *outputs)`` then phase 2; ``outputs`` (new C arrays) are filled."""
+    inputs = _input_arrays(inputs)
     for i, a in enumerate(inputs):
         if a is None and i != op.optional:
             raise TypeError("%s: input %d must not be None" % (op.names[0], i))
-    outputs = [_empty(shape, dtype) for shape, dtype in out_specs]
-    scale = float(scale)
     present = [a for a in inputs if a is not None]
     if not (PLAN_CACHE and ZERO_COPY) or not all(a.flags.c_contiguous and a.flags.aligned for a in present):
-        _run_multi_general(op, inputs, outputs, scale, stream)
+        _run_multi_general(op, inputs, outputs, args, stream)
         return tuple(outputs)
     codes = tuple(None if a is None else _codes_get(a.dtype) for a in inputs)
-    key = (tuple(None if a is None else a.shape for a in inputs), codes, scale, _gen)
+    key = (tuple(None if a is None else a.shape for a in inputs), codes, args, _gen)
     plans = getattr(_state, op.plans_attr)
     plan = plans.get(key)
     if plan is None:
-        plan = _make_multi_plan(op, inputs, outputs, scale)
+        plan = _make_multi_plan(op, inputs, outputs, args)
         if plan is None:
-            _run_multi_general(op, inputs, outputs, scale, stream)
+            _run_multi_general(op, inputs, outputs, args, stream)
             return tuple(outputs)
         _cache(plans, key, plan, [c for c in codes if c is not None])
     exe, w = plan[0], plan[1]
@@ -968,6 +920,14 @@ def _run_multi(op, inputs, out_specs, scale, stream):
     if stream is not None:
         check(_sync_stream(s), "aclrtSynchronizeStream")
     return tuple(outputs)
+
+
+_MOE_PERMUTE = _MultiOp(lib.aclnnMoeTokenPermuteGetWorkspaceSize, lib.aclnnMoeTokenPermute,
+                        ("aclnnMoeTokenPermuteGetWorkspaceSize", "aclnnMoeTokenPermute"), "plans_moe_token_permute",
+                        None)
+_MOE_PERMUTE_GRAD = _MultiOp(lib.aclnnMoeTokenPermuteGradGetWorkspaceSize, lib.aclnnMoeTokenPermuteGrad,
+                             ("aclnnMoeTokenPermuteGradGetWorkspaceSize", "aclnnMoeTokenPermuteGrad"),
+                             "plans_moe_token_permute_grad", None)
 
 
 _FLOYD = _MultiOp(lib.aclnnFusedFloydAttentionGetWorkspaceSize, lib.aclnnFusedFloydAttention,
@@ -1011,7 +971,8 @@ def fused_floyd_attention(q, k1, v1, k2, v2, mask=None, scale=1.0, *, stream=Non
     B, H, N, M, _ = _shape_of_input(q) if len(_shape_of_input(q)) == 5 else (0,) * 5
     specs = [((B, H, N, M, 8), np.float32), ((B, H, N, M, 8), np.float32),
              (_shape_of_input(q), _dtype_of_input(q))]
-    smax, ssum, out = _run_multi(_FLOYD, (q, k1, v1, k2, v2, mask), specs, scale, stream)
+    outputs = [_empty(shape, dtype) for shape, dtype in specs]
+    smax, ssum, out = _run_multi(_FLOYD, (q, k1, v1, k2, v2, mask), outputs, (float(scale),), stream)
     return out, smax, ssum
 
 
@@ -1036,8 +997,9 @@ def fused_floyd_attention_grad(q, k1, v1, k2, v2, dy, mask, softmax_max, softmax
     dt = _dtype_of_input(q)
     specs = [(_shape_of_input(q), dt), (_shape_of_input(k1), dt), (_shape_of_input(k1), dt),
              (_shape_of_input(k2), dt), (_shape_of_input(k2), dt)]
-    return _run_multi(_FLOYD_GRAD, (q, k1, v1, k2, v2, dy, mask, softmax_max, softmax_sum, attention_in), specs,
-                      scale, stream)
+    outputs = [_empty(shape, dtype) for shape, dtype in specs]
+    return _run_multi(_FLOYD_GRAD, (q, k1, v1, k2, v2, dy, mask, softmax_max, softmax_sum, attention_in), outputs,
+                      (float(scale),), stream)
 
 
 __all__ += ["fused_floyd_attention", "fused_floyd_attention_grad"]

@@ -24,47 +24,11 @@
 #include "kernels/gemm/gemm.h"
 #include "kernels/isa.h"
 
-static int g_passed, g_failed;
+#define TEST_RNG_SEED 0x243F6A8885A308D3ull
+#include "test_util.h"
 
-static void check(int ok, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    printf("[%s] ", ok ? "PASS" : "FAIL");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    if (ok) ++g_passed;
-    else ++g_failed;
-    fflush(stdout);
-}
-
-static uint64_t g_rng = 0x243F6A8885A308D3ull;
-static uint64_t rnd64(void) { /* splitmix64 */
-    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 static int64_t rnd_int(int64_t lo, int64_t hi) { /* [lo, hi] */
     return lo + (int64_t)(rnd64() % (uint64_t)(hi - lo + 1));
-}
-static float rnd_uniform(float lo, float hi) {
-    return lo + (hi - lo) * (float)((double)(rnd64() >> 40) / (double)(1ull << 24));
-}
-
-static uint32_t fbits(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static void* xmalloc(size_t bytes) {
-    void* p = malloc(bytes ? bytes : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return p;
 }
 
 #if defined(EMU_TEST_AVX512_EMULATED)

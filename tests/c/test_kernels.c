@@ -430,6 +430,26 @@ static float from_half(int bf16, uint16_t h) { return bf16 ? emu_bf16_to_f32(h) 
 
 enum { HALF_PATTERNS = 65536 };
 
+/* The streaming gradient must write the plain one's bytes and nothing else,
+ * wherever dx starts: every 2-byte offset from a 32-byte boundary (the
+ * aligned head), and an odd address, where it cannot align at all. */
+static int streaming_grad_matches(const emu_silu_half_kernels* h, const uint16_t* x, const uint16_t* dy, size_t len,
+                                  const uint16_t* want) {
+    static const size_t shifts[] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 31};
+    const size_t bytes = len * sizeof *want;
+    unsigned char* buffer = xmalloc(bytes + 64 + 2 * GUARD);
+    unsigned char* base = buffer + (32 - (uintptr_t)buffer % 32) % 32 + GUARD;
+    int ok = 1;
+    for (size_t i = 0; i < sizeof shifts / sizeof shifts[0]; ++i) {
+        unsigned char* dx = base + shifts[i];
+        memset(dx - GUARD, GUARD_BYTE, bytes + 2 * GUARD);
+        h->silu_grad_streaming(len, dy, x, (uint16_t*)(void*)dx);
+        ok &= guard_ok(dx - GUARD, GUARD) && guard_ok(dx + bytes, GUARD) && memcmp(dx, want, bytes) == 0;
+    }
+    free(buffer);
+    return ok;
+}
+
 static int run_silu_half(const emu_silu_half_kernels* h, const uint16_t* x, const uint16_t* dy, size_t len,
                          uint16_t* y_out, uint16_t* dx_out) {
     uint16_t* xs = xmalloc((len + 1) * sizeof *xs);
@@ -442,9 +462,10 @@ static int run_silu_half(const emu_silu_half_kernels* h, const uint16_t* x, cons
     memset(dx, GUARD_BYTE, (len + GUARD) * sizeof *dx);
     h->silu(len, xs, y);
     h->silu_grad(len, ds, xs, dx);
-    const int ok = guard_ok(y + len, GUARD * sizeof *y) && guard_ok(dx + len, GUARD * sizeof *dx);
+    int ok = guard_ok(y + len, GUARD * sizeof *y) && guard_ok(dx + len, GUARD * sizeof *dx);
     memcpy(y_out, y, len * sizeof *y);
     memcpy(dx_out, dx, len * sizeof *dx);
+    ok &= streaming_grad_matches(h, xs, ds, len, dx);
     free(xs);
     free(ds);
     free(y);
@@ -487,7 +508,8 @@ static void test_silu_half_isa(emu_isa isa) {
             guards &= run_silu_half(h, x + at, dy + at, len, yl, dxl);
             same &= memcmp(yl, y + at, len * sizeof *yl) == 0 && memcmp(dxl, dx + at, len * sizeof *dxl) == 0;
         }
-        check(guards, "silu %s[%s]: lengths 0..65536, output guards intact", type, emu_isa_name(isa));
+        check(guards, "silu %s[%s]: lengths 0..65536, output guards intact; the streaming gradient writes the same "
+              "bytes at every dx alignment", type, emu_isa_name(isa));
         check(same, "silu %s[%s]: all 65536 x patterns equal the fp32 kernels' results rounded, bit for bit", type,
               emu_isa_name(isa));
     }

@@ -44,7 +44,7 @@ typedef struct {
     bool all_f32;
     /* Fused fp16/bf16 kernels when every tensor has that one dtype. */
     const emu_silu_half_kernels *half;
-    /* The half kernels' non-temporal gradient writes `out` (see EMU_EW_STREAMING_BYTES). */
+    /* The non-temporal form of the gradient writes `out` (see EMU_EW_STREAMING_BYTES). */
     bool streaming;
     const void *in[EMU_EW_MAX_INPUTS];
     void *out;
@@ -56,6 +56,8 @@ static void compute_f32(const ew_run_ctx *ctx, size_t n, const float *const *in,
 {
     if (ctx->op == EMU_EW_SILU) {
         ctx->silu->silu(n, in[0], out);
+    } else if (ctx->streaming) {
+        ctx->silu->silu_grad_streaming(n, in[0], in[1], out);
     } else {
         ctx->silu->silu_grad(n, in[0], in[1], out);
     }
@@ -138,7 +140,7 @@ static const char *kernel_name(const ew_run_ctx *ctx)
     }
     const char *f32_name = ctx->op == EMU_EW_SILU ? ctx->silu->silu_name : ctx->silu->silu_grad_name;
     if (ctx->all_f32) {
-        return f32_name;
+        return ctx->streaming ? ctx->silu->silu_grad_streaming_name : f32_name;
     }
     bool f16 = ctx->out_dtype == ACL_FLOAT16, bf16 = ctx->out_dtype == ACL_BF16;
     for (int i = 0; i < ctx->input_count; ++i) {
@@ -183,8 +185,9 @@ static const char *run_elementwise(aclOpExecutor *executor, void *workspace)
     }
     ctx.half = uniform_half_kernels(&ctx);
     /* A staged dx is read back by the scatter at once: keep it in cache. */
-    ctx.streaming = ctx.half != NULL && plan->op == EMU_EW_SILU_GRAD && !plan->staged[plan->input_count] &&
-                    (size_t)plan->numel * sizeof(uint16_t) >= EMU_EW_STREAMING_BYTES;
+    const size_t out_bytes = (size_t)plan->numel * (ctx.all_f32 ? sizeof(float) : sizeof(uint16_t));
+    ctx.streaming = (ctx.half != NULL || ctx.all_f32) && plan->op == EMU_EW_SILU_GRAD &&
+                    !plan->staged[plan->input_count] && out_bytes >= EMU_EW_STREAMING_BYTES;
     emu_parallel_for((size_t)plan->numel, EMU_EW_GRAIN, run_range, &ctx);
     int out = plan->input_count;
     if (plan->staged[out]) {

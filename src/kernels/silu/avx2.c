@@ -89,6 +89,26 @@ void emu_f32_silu_grad__avx2_u16(size_t n, const float* dy, const float* x, floa
     }
 }
 
+/* The plain kernel for the ragged ends, so both forms give the same bits. */
+void emu_f32_silu_grad_streaming__avx2_u16(size_t n, const float* dy, const float* x, float* dx) {
+    if (((uintptr_t)dx & 3u) != 0) {
+        emu_f32_silu_grad__avx2_u16(n, dy, x, dx);
+        return;
+    }
+    const size_t misaligned = ((uintptr_t)dx & 31u) / sizeof *dx;
+    const size_t head = misaligned == 0 ? 0 : 8 - misaligned;
+    size_t i = head < n ? head : n;
+    emu_f32_silu_grad__avx2_u16(i, dy, x, dx);
+    for (; i + 16 <= n; i += 16) {
+        const __m256 d0 = silu_grad_8(_mm256_loadu_ps(dy + i), _mm256_loadu_ps(x + i));
+        const __m256 d1 = silu_grad_8(_mm256_loadu_ps(dy + i + 8), _mm256_loadu_ps(x + i + 8));
+        _mm256_stream_ps(dx + i, d0);
+        _mm256_stream_ps(dx + i + 8, d1);
+    }
+    emu_f32_silu_grad__avx2_u16(n - i, dy + i, x + i, dx + i);
+    _mm_sfence();
+}
+
 /* fp16/bf16 in and out, through the tables of table.c (one gather per 8
  * elements). Indices come from zero-extending the 16-bit patterns; where
  * that is done by interleaving with zero words (lanes 0-3 and 8-11 in lo,

@@ -1,16 +1,16 @@
 #include "kernels/silu/algo.h"
 
-/* One half type's kernels; `streaming` is "_streaming" where the ISA has
- * that form of the gradient and empty where it reuses the plain one. */
-#define EMU_SILU_HALF(type, isa, u, streaming)                                                       \
-    {emu_##type##_silu__##isa##_##u, emu_##type##_silu_grad__##isa##_##u,                            \
-     emu_##type##_silu_grad##streaming##__##isa##_##u, #type "_silu__" #isa "_" #u,                  \
-     #type "_silu_grad__" #isa "_" #u, #type "_silu_grad" #streaming "__" #isa "_" #u}
+/* `streaming` is "_streaming" where the ISA has the non-temporal form of
+ * the gradient and empty where that form is the plain kernel. */
+#define EMU_SILU_ENTRIES(type, isa, u, streaming)                                                    \
+    .silu = emu_##type##_silu__##isa##_##u, .silu_grad = emu_##type##_silu_grad__##isa##_##u,        \
+    .silu_grad_streaming = emu_##type##_silu_grad##streaming##__##isa##_##u,                         \
+    .silu_name = #type "_silu__" #isa "_" #u, .silu_grad_name = #type "_silu_grad__" #isa "_" #u,    \
+    .silu_grad_streaming_name = #type "_silu_grad" #streaming "__" #isa "_" #u
 
-#define EMU_SILU_TABLE(isa, u, streaming)                                                        \
-    {emu_f32_silu__##isa##_##u, emu_f32_silu_grad__##isa##_##u, "f32_silu__" #isa "_" #u,            \
-     "f32_silu_grad__" #isa "_" #u, EMU_SILU_HALF(f16, isa, u, streaming),                           \
-     EMU_SILU_HALF(bf16, isa, u, streaming)}
+#define EMU_SILU_TABLE(isa, u, streaming)                                                            \
+    {EMU_SILU_ENTRIES(f32, isa, u, streaming), .f16 = {EMU_SILU_ENTRIES(f16, isa, u, streaming)},    \
+     .bf16 = {EMU_SILU_ENTRIES(bf16, isa, u, streaming)}}
 
 static const emu_silu_kernels k_scalar = EMU_SILU_TABLE(scalar, u1, );
 

@@ -74,8 +74,11 @@ typedef struct {
 typedef struct {
     emu_silu_fn silu;
     emu_silu_grad_fn silu_grad;
-    const char* silu_name;      /* e.g. "f32_silu__avx2_u16" */
-    const char* silu_grad_name; /* e.g. "f32_silu_grad__avx2_u16" */
+    /* silu_grad with non-temporal stores, as in emu_silu_half_kernels. */
+    emu_silu_grad_fn silu_grad_streaming;
+    const char* silu_name;                /* e.g. "f32_silu__avx2_u16" */
+    const char* silu_grad_name;           /* e.g. "f32_silu_grad__avx2_u16" */
+    const char* silu_grad_streaming_name; /* e.g. "f32_silu_grad_streaming__avx2_u16" */
     emu_silu_half_kernels f16, bf16;
 } emu_silu_kernels;
 

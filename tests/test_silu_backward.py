@@ -309,6 +309,33 @@ def test_isa_levels_agree_bit_for_bit(views, restore_isa, dtype):
             np.testing.assert_array_equal(np.signbit(a64[keep]), np.signbit(b64[keep]))
 
 
+@pytest.mark.parametrize("dtype", list(DTYPES))
+def test_large_gradient_streams_with_the_same_bits(views, restore_isa, dtype):
+    """A dx of 32 MiB or more is written with non-temporal stores where the
+    ISA has them; the values are those of every other level and of the
+    plain stores (a strided dx is staged and keeps plain stores)."""
+    bits = np.uint32 if dtype == "float32" else np.uint16
+    n = (32 << 20) // DTYPES[dtype].itemsize + 13  # just over the threshold, not a multiple of 16
+    dy, x = backward_inputs((n,), DTYPES[dtype], seed=17)
+    vdy, vx, results = views(dy), views(x), {}
+    for name in aclnn_emu.available_isas():
+        assert lib.aclnnEmuSetIsaCap(["scalar", "avx2", "avx512"].index(name)) == 0
+        vdx = views(np.zeros_like(x), "offset")  # dx starts off a 32-byte boundary
+        results[name] = run_backward(vdy, vx, vdx).view(bits)
+        assert vdx.guards_intact()
+        assert ("streaming" in last_kernel()) == (name == "avx2"), last_kernel()
+    vdx = views(np.zeros_like(x), "transposed")
+    results["staged dx"] = run_backward(vdy, vx, vdx).view(bits)
+    assert vdx.guards_intact() and "streaming" not in last_kernel()
+    for name, got in results.items():
+        np.testing.assert_array_equal(got, results["scalar"], err_msg=name)
+    sample = slice(None, None, 101)
+    assert_precision(results["scalar"].view(DTYPES[dtype])[sample], silu_backward_ref(dy[sample], x[sample]), dtype)
+    small = n // 2
+    run_backward(views(dy[:small]), views(x[:small]), views(np.zeros_like(x[:small])))
+    assert "streaming" not in last_kernel()
+
+
 def test_last_kernel_names_the_isa(views, restore_isa):
     x = np.linspace(-3, 3, 100, dtype=np.float32)
     detected = lib.aclnnEmuGetDetectedIsa()

@@ -18,6 +18,14 @@ enum {
     EMU_WORKSPACE_ALIGN = 64,
 };
 
+/* Outputs of at least this many bytes are written with non-temporal stores
+ * where the kernel has that form: at twice the L3 of the machines we measure
+ * on, nothing of dx would still be in cache for the next operator, and the
+ * plain stores would first read every dx line. Smaller outputs keep plain
+ * stores (RoPE measured streaming at 16 MiB as a loss right after other
+ * traffic had filled the cache). */
+#define EMU_EW_STREAMING_BYTES ((size_t)32 << 20)
+
 typedef struct {
     emu_ew_op op;
     int input_count;
@@ -36,6 +44,8 @@ typedef struct {
     bool all_f32;
     /* Fused fp16/bf16 kernels when every tensor has that one dtype. */
     const emu_silu_half_kernels *half;
+    /* The non-temporal form of the gradient writes `out` (see EMU_EW_STREAMING_BYTES). */
+    bool streaming;
     const void *in[EMU_EW_MAX_INPUTS];
     void *out;
     const emu_silu_kernels *silu;
@@ -46,6 +56,8 @@ static void compute_f32(const ew_run_ctx *ctx, size_t n, const float *const *in,
 {
     if (ctx->op == EMU_EW_SILU) {
         ctx->silu->silu(n, in[0], out);
+    } else if (ctx->streaming) {
+        ctx->silu->silu_grad_streaming(n, in[0], in[1], out);
     } else {
         ctx->silu->silu_grad(n, in[0], in[1], out);
     }
@@ -72,7 +84,8 @@ static void run_range(void *opaque, size_t begin, size_t end)
         if (ctx->op == EMU_EW_SILU) {
             ctx->half->silu(end - begin, in0, out);
         } else {
-            ctx->half->silu_grad(end - begin, in0, (const uint16_t *)ctx->in[1] + begin, out);
+            emu_silu_grad_half_fn grad = ctx->streaming ? ctx->half->silu_grad_streaming : ctx->half->silu_grad;
+            grad(end - begin, in0, (const uint16_t *)ctx->in[1] + begin, out);
         }
         return;
     }
@@ -120,11 +133,14 @@ static const char *kernel_name(const ew_run_ctx *ctx)
 {
     static _Thread_local char name[128];
     if (ctx->half != NULL) {
-        return ctx->op == EMU_EW_SILU ? ctx->half->silu_name : ctx->half->silu_grad_name;
+        if (ctx->op == EMU_EW_SILU) {
+            return ctx->half->silu_name;
+        }
+        return ctx->streaming ? ctx->half->silu_grad_streaming_name : ctx->half->silu_grad_name;
     }
     const char *f32_name = ctx->op == EMU_EW_SILU ? ctx->silu->silu_name : ctx->silu->silu_grad_name;
     if (ctx->all_f32) {
-        return f32_name;
+        return ctx->streaming ? ctx->silu->silu_grad_streaming_name : f32_name;
     }
     bool f16 = ctx->out_dtype == ACL_FLOAT16, bf16 = ctx->out_dtype == ACL_BF16;
     for (int i = 0; i < ctx->input_count; ++i) {
@@ -168,6 +184,10 @@ static const char *run_elementwise(aclOpExecutor *executor, void *workspace)
         }
     }
     ctx.half = uniform_half_kernels(&ctx);
+    /* A staged dx is read back by the scatter at once: keep it in cache. */
+    const size_t out_bytes = (size_t)plan->numel * (ctx.all_f32 ? sizeof(float) : sizeof(uint16_t));
+    ctx.streaming = (ctx.half != NULL || ctx.all_f32) && plan->op == EMU_EW_SILU_GRAD &&
+                    !plan->staged[plan->input_count] && out_bytes >= EMU_EW_STREAMING_BYTES;
     emu_parallel_for((size_t)plan->numel, EMU_EW_GRAIN, run_range, &ctx);
     int out = plan->input_count;
     if (plan->staged[out]) {

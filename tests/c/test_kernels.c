@@ -292,6 +292,39 @@ typedef struct {
     double fwd, grad, grad_away, grad_scaled;
 } silu_err;
 
+/* The streaming form of a gradient kernel must write the plain form's bytes
+ * (`want`) and nothing else, wherever dx starts: at every element offset
+ * from a 32-byte boundary (the aligned head), and, for the SIMD levels, off
+ * the element's own alignment, where it cannot align at all (the scalar
+ * level would store misaligned elements, which C does not allow). */
+typedef void (*grad_call_fn)(const void* kernels, size_t len, const void* dy, const void* x, void* dx);
+
+static int streaming_grad_matches(grad_call_fn call, const void* kernels, const char* name, const void* dy,
+                                  const void* x, size_t len, size_t item, const void* want) {
+    const size_t bytes = len * item;
+    unsigned char* buffer = xmalloc(bytes + 64 + 2 * GUARD);
+    unsigned char* base = buffer + (32 - (uintptr_t)buffer % 32) % 32 + GUARD;
+    const int misaligned_too = strstr(name, "scalar") == NULL;
+    int ok = 1;
+    for (size_t shift = 0; shift <= 32; ++shift) {
+        if (shift % item != 0 && !(shift == 1 && misaligned_too)) continue;
+        unsigned char* dx = base + shift;
+        memset(dx - GUARD, GUARD_BYTE, bytes + 2 * GUARD);
+        call(kernels, len, dy, x, dx);
+        ok &= guard_ok(dx - GUARD, GUARD) && guard_ok(dx + bytes, GUARD) && memcmp(dx, want, bytes) == 0;
+    }
+    free(buffer);
+    return ok;
+}
+
+static void f32_grad_streaming(const void* kernels, size_t len, const void* dy, const void* x, void* dx) {
+    ((const emu_silu_kernels*)kernels)->silu_grad_streaming(len, dy, x, dx);
+}
+
+static void half_grad_streaming(const void* kernels, size_t len, const void* dy, const void* x, void* dx) {
+    ((const emu_silu_half_kernels*)kernels)->silu_grad_streaming(len, dy, x, dx);
+}
+
 /* Runs both kernels at length len on exact-size copies; returns 0 on guard damage. */
 static int run_silu(const emu_silu_kernels* k, const float* x, const float* dy, size_t len,
                     float* y_out, float* dx_out) {
@@ -305,9 +338,10 @@ static int run_silu(const emu_silu_kernels* k, const float* x, const float* dy, 
     memset(dx, GUARD_BYTE, (len + GUARD) * sizeof *dx);
     k->silu(len, xs, y);
     k->silu_grad(len, ds, xs, dx);
-    const int ok = guard_ok(y + len, GUARD * sizeof *y) && guard_ok(dx + len, GUARD * sizeof *dx);
+    int ok = guard_ok(y + len, GUARD * sizeof *y) && guard_ok(dx + len, GUARD * sizeof *dx);
     memcpy(y_out, y, len * sizeof *y);
     memcpy(dx_out, dx, len * sizeof *dx);
+    ok &= streaming_grad_matches(f32_grad_streaming, k, k->silu_grad_streaming_name, ds, xs, len, sizeof *dx, dx);
     free(xs);
     free(ds);
     free(y);
@@ -354,7 +388,8 @@ static void test_silu_isa(emu_isa isa) {
         }
         samples += len;
     }
-    check(guards, "silu[%s]: lengths 0..4097, inputs and output guards intact", emu_isa_name(isa));
+    check(guards, "silu[%s]: lengths 0..4097, inputs and output guards intact; the streaming gradient writes the "
+          "same bytes at every dx alignment", emu_isa_name(isa));
     check(bitwise, "silu[%s]: bitwise identical to scalar on %zu samples", emu_isa_name(isa), samples);
     check(err.fwd < 1e-5, "silu[%s]: forward max rel err %.3g (limit 1e-5)", emu_isa_name(isa), err.fwd);
     check(err.grad_scaled < 1e-6 && err.grad_away < 1e-5,
@@ -442,9 +477,10 @@ static int run_silu_half(const emu_silu_half_kernels* h, const uint16_t* x, cons
     memset(dx, GUARD_BYTE, (len + GUARD) * sizeof *dx);
     h->silu(len, xs, y);
     h->silu_grad(len, ds, xs, dx);
-    const int ok = guard_ok(y + len, GUARD * sizeof *y) && guard_ok(dx + len, GUARD * sizeof *dx);
+    int ok = guard_ok(y + len, GUARD * sizeof *y) && guard_ok(dx + len, GUARD * sizeof *dx);
     memcpy(y_out, y, len * sizeof *y);
     memcpy(dx_out, dx, len * sizeof *dx);
+    ok &= streaming_grad_matches(half_grad_streaming, h, h->silu_grad_streaming_name, ds, xs, len, sizeof *dx, dx);
     free(xs);
     free(ds);
     free(y);
@@ -487,7 +523,8 @@ static void test_silu_half_isa(emu_isa isa) {
             guards &= run_silu_half(h, x + at, dy + at, len, yl, dxl);
             same &= memcmp(yl, y + at, len * sizeof *yl) == 0 && memcmp(dxl, dx + at, len * sizeof *dxl) == 0;
         }
-        check(guards, "silu %s[%s]: lengths 0..65536, output guards intact", type, emu_isa_name(isa));
+        check(guards, "silu %s[%s]: lengths 0..65536, output guards intact; the streaming gradient writes the same "
+              "bytes at every dx alignment", type, emu_isa_name(isa));
         check(same, "silu %s[%s]: all 65536 x patterns equal the fp32 kernels' results rounded, bit for bit", type,
               emu_isa_name(isa));
     }

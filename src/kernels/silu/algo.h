@@ -98,6 +98,9 @@ const float* emu_silu_grad_bf16_table_(void);
 EMU_SILU_DECLARE(scalar, u1)
 #if defined(EMU_HAVE_X86_KERNELS)
 EMU_SILU_DECLARE(avx2, u16)
+void emu_f32_silu_grad_streaming__avx2_u16(size_t n, const float* dy, const float* x, float* dx);
+void emu_f16_silu_grad_streaming__avx2_u16(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx);
+void emu_bf16_silu_grad_streaming__avx2_u16(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx);
 EMU_SILU_DECLARE(avx512, u32)
 #endif
 

@@ -1,18 +1,22 @@
 #include "kernels/silu/algo.h"
 
-#define EMU_SILU_TABLE(isa, u)                                                                   \
-    {emu_f32_silu__##isa##_##u, emu_f32_silu_grad__##isa##_##u, "f32_silu__" #isa "_" #u,            \
-     "f32_silu_grad__" #isa "_" #u,                                                                  \
-     {emu_f16_silu__##isa##_##u, emu_f16_silu_grad__##isa##_##u, "f16_silu__" #isa "_" #u,           \
-      "f16_silu_grad__" #isa "_" #u},                                                                \
-     {emu_bf16_silu__##isa##_##u, emu_bf16_silu_grad__##isa##_##u, "bf16_silu__" #isa "_" #u,        \
-      "bf16_silu_grad__" #isa "_" #u}}
+/* `streaming` is "_streaming" where the ISA has the non-temporal form of
+ * the gradient and empty where that form is the plain kernel. */
+#define EMU_SILU_ENTRIES(type, isa, u, streaming)                                                    \
+    .silu = emu_##type##_silu__##isa##_##u, .silu_grad = emu_##type##_silu_grad__##isa##_##u,        \
+    .silu_grad_streaming = emu_##type##_silu_grad##streaming##__##isa##_##u,                         \
+    .silu_name = #type "_silu__" #isa "_" #u, .silu_grad_name = #type "_silu_grad__" #isa "_" #u,    \
+    .silu_grad_streaming_name = #type "_silu_grad" #streaming "__" #isa "_" #u
 
-static const emu_silu_kernels k_scalar = EMU_SILU_TABLE(scalar, u1);
+#define EMU_SILU_TABLE(isa, u, streaming)                                                            \
+    {EMU_SILU_ENTRIES(f32, isa, u, streaming), .f16 = {EMU_SILU_ENTRIES(f16, isa, u, streaming)},    \
+     .bf16 = {EMU_SILU_ENTRIES(bf16, isa, u, streaming)}}
+
+static const emu_silu_kernels k_scalar = EMU_SILU_TABLE(scalar, u1, );
 
 #if defined(EMU_HAVE_X86_KERNELS)
-static const emu_silu_kernels k_avx2 = EMU_SILU_TABLE(avx2, u16);
-static const emu_silu_kernels k_avx512 = EMU_SILU_TABLE(avx512, u32);
+static const emu_silu_kernels k_avx2 = EMU_SILU_TABLE(avx2, u16, _streaming);
+static const emu_silu_kernels k_avx512 = EMU_SILU_TABLE(avx512, u32, );
 #endif
 
 const emu_silu_kernels* emu_silu_select(emu_isa isa) {

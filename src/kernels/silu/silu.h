@@ -61,15 +61,24 @@ typedef void (*emu_silu_grad_half_fn)(size_t n, const uint16_t* dy, const uint16
 typedef struct {
     emu_silu_half_fn silu;
     emu_silu_grad_half_fn silu_grad;
-    const char* silu_name;      /* e.g. "f16_silu__avx2_u16" */
-    const char* silu_grad_name; /* e.g. "bf16_silu_grad__avx2_u16" */
+    /* The same results as silu_grad, with dx written by non-temporal stores:
+     * for outputs much larger than the last-level cache, where it saves the
+     * read of every dx line before it is written and keeps dx from evicting
+     * the table. Where an ISA has no such form, this is silu_grad itself. */
+    emu_silu_grad_half_fn silu_grad_streaming;
+    const char* silu_name;                /* e.g. "f16_silu__avx2_u16" */
+    const char* silu_grad_name;           /* e.g. "bf16_silu_grad__avx2_u16" */
+    const char* silu_grad_streaming_name; /* e.g. "bf16_silu_grad_streaming__avx2_u16" */
 } emu_silu_half_kernels;
 
 typedef struct {
     emu_silu_fn silu;
     emu_silu_grad_fn silu_grad;
-    const char* silu_name;      /* e.g. "f32_silu__avx2_u16" */
-    const char* silu_grad_name; /* e.g. "f32_silu_grad__avx2_u16" */
+    /* silu_grad with non-temporal stores, as in emu_silu_half_kernels. */
+    emu_silu_grad_fn silu_grad_streaming;
+    const char* silu_name;                /* e.g. "f32_silu__avx2_u16" */
+    const char* silu_grad_name;           /* e.g. "f32_silu_grad__avx2_u16" */
+    const char* silu_grad_streaming_name; /* e.g. "f32_silu_grad_streaming__avx2_u16" */
     emu_silu_half_kernels f16, bf16;
 } emu_silu_kernels;
 

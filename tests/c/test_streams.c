@@ -1,6 +1,7 @@
 /* Streams under load, from C: several host threads, each with its own
  * stream, launch copies and operators concurrently and check every result
- * bit for bit; create/run/destroy cycles that LeakSanitizer (the ASan CI
+ * bit for bit; threads that synchronize one stream while another launches
+ * on it; create/run/destroy cycles that LeakSanitizer (the ASan CI
  * stage) checks for leaks; and asynchrony that does not depend on timing.
  * CI also runs this program under ThreadSanitizer.
  * Prints "N passed, M failed". */
@@ -155,6 +156,76 @@ static void test_stress(void)
            STRESS_ROUNDS * STRESS_BATCH, errors, mismatches);
 }
 
+/* Threads that synchronize a stream run its waiting tasks themselves while
+ * the worker sleeps; with several of them on one stream and a thread still
+ * launching, every task must still run once, alone and in launch order. */
+typedef struct {
+    aclrtStream stream;
+    atomic_int stop;
+    atomic_int errors;
+} synchronizer_arg;
+
+static void *synchronizer_thread(void *arg)
+{
+    synchronizer_arg *me = arg;
+    while (!atomic_load(&me->stop)) {
+        if (aclrtSynchronizeStream(me->stream) != 0) {
+            atomic_fetch_add(&me->errors, 1);
+        }
+    }
+    return NULL;
+}
+
+static void test_shared_stream_synchronizers(void)
+{
+    enum { SYNCHRONIZERS = 2, ROUNDS = 40, BATCH = 6 };
+    synchronizer_arg shared = {.stream = NULL};
+    CHECK(aclrtCreateStream(&shared.stream) == 0);
+    void *x[BATCH], *y[BATCH];
+    float(*out)[ELEMENTS] = malloc(BATCH * sizeof *out);
+    CHECK(out != NULL);
+    for (int b = 0; b < BATCH; ++b) {
+        CHECK(aclrtMalloc(&x[b], sizeof inputs[0], ACL_MEM_MALLOC_NORMAL_ONLY) == 0);
+        CHECK(aclrtMalloc(&y[b], sizeof inputs[0], ACL_MEM_MALLOC_NORMAL_ONLY) == 0);
+    }
+    pthread_t threads[SYNCHRONIZERS];
+    for (int t = 0; t < SYNCHRONIZERS; ++t) {
+        CHECK(pthread_create(&threads[t], NULL, synchronizer_thread, &shared) == 0);
+    }
+    int mismatches = 0, errors = 0;
+    for (int round = 0; out != NULL && round < ROUNDS; ++round) {
+        for (int b = 0; b < BATCH; ++b) {
+            int p = (round + b) % PATTERNS;
+            memset(out[b], 0, sizeof out[b]);
+            /* y is cleared first, so a copy-out that overtook the operator would be seen. */
+            errors += aclrtMemsetAsync(y[b], sizeof inputs[p], 0, sizeof inputs[p], shared.stream) != 0;
+            errors += aclrtMemcpyAsync(x[b], sizeof inputs[p], inputs[p], sizeof inputs[p],
+                                       ACL_MEMCPY_HOST_TO_DEVICE, shared.stream) != 0;
+            errors += launch_silu(x[b], y[b], ELEMENTS, shared.stream) != 0;
+            errors += aclrtMemcpyAsync(out[b], sizeof out[b], y[b], sizeof out[b], ACL_MEMCPY_DEVICE_TO_HOST,
+                                       shared.stream) != 0;
+        }
+        errors += aclrtSynchronizeStream(shared.stream) != 0;
+        for (int b = 0; b < BATCH; ++b) {
+            mismatches += memcmp(out[b], expected[(round + b) % PATTERNS], sizeof out[b]) != 0;
+        }
+    }
+    atomic_store(&shared.stop, 1);
+    for (int t = 0; t < SYNCHRONIZERS; ++t) {
+        pthread_join(threads[t], NULL);
+    }
+    CHECK(errors == 0 && atomic_load(&shared.errors) == 0);
+    CHECK(mismatches == 0);
+    printf("shared stream: %d synchronizing threads, %d launches, %d errors, %d wrong results\n", SYNCHRONIZERS,
+           ROUNDS * BATCH, errors + atomic_load(&shared.errors), mismatches);
+    for (int b = 0; b < BATCH; ++b) {
+        aclrtFree(x[b]);
+        aclrtFree(y[b]);
+    }
+    free(out);
+    CHECK(aclrtDestroyStream(shared.stream) == 0);
+}
+
 /* A stream held by an event that is not recorded yet: its work must wait. */
 static void test_asynchrony(void)
 {
@@ -305,6 +376,7 @@ int main(void)
     CHECK(aclInit(NULL) == 0);
     CHECK(aclrtSetDevice(0) == 0);
     test_stress();
+    test_shared_stream_synchronizers();
     test_asynchrony();
     test_misuse();
     test_leak_cycles();

@@ -564,37 +564,6 @@ def rotary_position_embedding(x, cos, sin, mode=0, out=None, *, stream=None):
     return _run_cached(op, (x, cos, sin), out, 0, stream)
 
 
-def _rope_grad_get_ws(mode, has_x):
-    if has_x:
-        def get_ws(dy, cos, sin, x, dx, dcos, dsin, ws, exe):
-            return _rope_grad_ws(dy, cos, sin, x, mode, dx, dcos, dsin, ws, exe)
-    else:
-        def get_ws(dy, cos, sin, dx, dcos, dsin, ws, exe):
-            return _rope_grad_ws(dy, cos, sin, _NULL, mode, dx, dcos, dsin, ws, exe)
-    return get_ws
-
-
-def _rope_grad_general(get_ws, inputs, outputs):
-    """Any numpy views: zero-copy tensors, planned and run once."""
-    owned, keep = [], []
-    try:
-        for a, writable in [(a, False) for a in inputs] + [(a, True) for a in outputs]:
-            h, k = wrap_array(a if writable else normalize_array(np.asarray(a)), writable=writable)
-            owned.append(h)
-            keep.append(k)
-        host_ok = _get_host_ok()
-        if not host_ok:
-            _set_host_ok(1)
-        try:
-            _execute(get_ws, _rope_grad_run, _ROPE_GRAD_NAMES, owned, _NULL, False)
-        finally:
-            if not host_ok:
-                _set_host_ok(0)
-    finally:
-        for h in owned:
-            _destroy(h)
-
-
 def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
     """Gradient of :func:`rotary_position_embedding` (aclnnRotaryPositionEmbeddingGrad).
 
@@ -621,45 +590,13 @@ def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
         if a.dtype not in DTYPE_TO_ACL:
             raise TypeError("aclnn_emu has no aclDataType for numpy dtype %s" % a.dtype)
     has_x = x is not None
-    d, c = arrays[0], arrays[1]
+    d, c, s = arrays[:3]
     dx = _empty(d.shape, d.dtype)
     if has_x:
-        dcos, dsin = _empty(c.shape, c.dtype), _empty(arrays[2].shape, arrays[2].dtype)
+        dcos, dsin = _empty(c.shape, c.dtype), _empty(s.shape, s.dtype)
     else:  # not computed: empty tensors, as in CANN's sample
         dcos = dsin = _empty((0,), d.dtype)
-    outputs = [dx, dcos, dsin]
-    get_ws = _rope_grad_get_ws(mode, has_x)
-    fast = PLAN_CACHE and ZERO_COPY and mode in (0, 1, 2, 3) and all(
-        type(a) is _ndarray and a.flags.c_contiguous and a.flags.aligned and a.dtype.isnative for a in arrays)
-    if not fast:
-        _rope_grad_general(get_ws, arrays, outputs)
-        return (dx, dcos, dsin) if has_x else (dx, None, None)
-    tensors = arrays + outputs
-    codes = [_codes_get(a.dtype) for a in tensors]
-    shapes = [a.shape for a in tensors]
-    buffers = [_from_buffer(a) for a in arrays] + [_from_buffer(a, require_writable=True) for a in outputs]
-    key = (mode, has_x, *shapes, *codes, _gen)
-    plans = _state.plans_rope_grad
-    plan = plans.get(key)
-    if plan is None:
-        plan = _make_plan(get_ws, _ROPE_GRAD_NAMES[0], buffers, shapes, codes)
-        if plan is None:
-            _rope_grad_general(get_ws, arrays, outputs)
-            return (dx, dcos, dsin) if has_x else (dx, None, None)
-        _cache(plans, key, plan, codes)
-    exe, w = plan[0], plan[1]
-    handles = plan[2:]
-    n_in = len(arrays)
-    rc = 0
-    for i in range(n_in):
-        rc |= _set_in(exe, i, handles[i], buffers[i])
-    for j in range(3 if has_x else 1):
-        rc |= _set_out(exe, j, handles[n_in + j], buffers[n_in + j])
-    if rc:
-        _bind_failed(rc)
-    rc = _rope_grad_run(_workspace(w, _NULL) if w else _NULL, w, exe, _NULL)
-    if rc:
-        _fail(rc, _ROPE_GRAD_NAMES[1])
+    _run_multi(_ROPE_GRAD, (dy, cos, sin, x), (dx, dcos, dsin), (mode,))
     return (dx, dcos, dsin) if has_x else (dx, None, None)
 
 
@@ -906,10 +843,12 @@ def _run_multi(op, inputs, outputs, args, stream=None):
     for i, a in enumerate(inputs):
         if a is None:
             continue
-        rc |= _set_in(exe, i, tensors[t], _from_buffer(a))
+        if a.size:  # an empty tensor's address is never used
+            rc |= _set_in(exe, i, tensors[t], _from_buffer(a))
         t += 1
     for j, y in enumerate(outputs):
-        rc |= _set_out(exe, j, tensors[t], _from_buffer(y, require_writable=True))
+        if y.size:
+            rc |= _set_out(exe, j, tensors[t], _from_buffer(y, require_writable=True))
         t += 1
     if rc:
         _bind_failed(rc)
@@ -928,6 +867,9 @@ _MOE_PERMUTE = _MultiOp(lib.aclnnMoeTokenPermuteGetWorkspaceSize, lib.aclnnMoeTo
 _MOE_PERMUTE_GRAD = _MultiOp(lib.aclnnMoeTokenPermuteGradGetWorkspaceSize, lib.aclnnMoeTokenPermuteGrad,
                              ("aclnnMoeTokenPermuteGradGetWorkspaceSize", "aclnnMoeTokenPermuteGrad"),
                              "plans_moe_token_permute_grad", None)
+
+
+_ROPE_GRAD = _MultiOp(_rope_grad_ws, _rope_grad_run, _ROPE_GRAD_NAMES, "plans_rope_grad", 3)
 
 
 _FLOYD = _MultiOp(lib.aclnnFusedFloydAttentionGetWorkspaceSize, lib.aclnnFusedFloydAttention,

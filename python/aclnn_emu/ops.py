@@ -342,6 +342,23 @@ def _general(get_ws, run, names, inputs, out, ref, stream):
 # _general, which plans each call afresh.
 
 
+def _repeatable_plan(rc, api, tensors):
+    """After phase 1 returned ``rc``: its executor as a repeatable :class:`_Plan` holding ``tensors``.
+
+    Raises on a phase-1 error; None when the executor cannot be made
+    repeatable (then the caller still owns ``tensors``)."""
+    if rc:
+        _fail(rc, api)
+    ws_p, exe_p = _state.scratch
+    exe = exe_p[0]
+    if exe == _NULL or lib.aclSetAclOpExecutorRepeatable(exe):
+        if exe != _NULL:
+            _destroy_executor(exe)
+        last_error_message()  # clear it
+        return None
+    return _Plan((exe, ws_p[0]) + tuple(tensors))
+
+
 def _make_plan(get_ws, api, ptrs, shapes, codes):
     """Phase 1 over contiguous tensors at ``ptrs``: a repeatable :class:`_Plan`, or None if it cannot repeat.
 
@@ -360,17 +377,9 @@ def _make_plan(get_ws, api, ptrs, shapes, codes):
                 raise AclnnError(lib.ACLNN_ERR_PARAM_INVALID, last_error_message(), "aclCreateTensor")
             tensors.append(t)
         ws_p, exe_p = _state.scratch
-        rc = get_ws(*tensors, ws_p, exe_p)
-        if rc:
-            _fail(rc, api)
-        exe = exe_p[0]
-        if exe == _NULL or lib.aclSetAclOpExecutorRepeatable(exe):
-            if exe != _NULL:
-                _destroy_executor(exe)
-            last_error_message()  # clear it
-            return None
-        plan = _Plan((exe, ws_p[0]) + tuple(tensors))
-        tensors = ()
+        plan = _repeatable_plan(get_ws(*tensors, ws_p, exe_p), api, tensors)
+        if plan is not None:
+            tensors = ()  # the plan owns them now
         return plan
     finally:
         if not host_ok:
@@ -767,17 +776,10 @@ def _make_multi_plan(op, inputs, outputs, args):
             handles.append(h)
         ws_p, exe_p = _state.scratch
         n_in = len(inputs)
-        rc = op.get_ws(*handles[:n_in], *args, *handles[n_in:], ws_p, exe_p)
-        if rc:
-            _fail(rc, op.names[0])
-        exe = exe_p[0]
-        if exe == _NULL or lib.aclSetAclOpExecutorRepeatable(exe):
-            if exe != _NULL:
-                _destroy_executor(exe)
-            last_error_message()
-            return None
-        plan = _Plan((exe, ws_p[0]) + tuple(tensors))
-        tensors = ()
+        plan = _repeatable_plan(op.get_ws(*handles[:n_in], *args, *handles[n_in:], ws_p, exe_p), op.names[0],
+                                tensors)
+        if plan is not None:
+            tensors = ()  # the plan owns them now
         return plan
     finally:
         if not host_ok:

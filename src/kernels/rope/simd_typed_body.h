@@ -56,46 +56,37 @@ static inline void H_NAME(block_fwd)(size_t rows, size_t d, size_t base, size_t 
     }
 }
 
-static inline void H_NAME(block_grad)(size_t rows, size_t d, size_t base, size_t off, size_t n, const H_T* dy,
-                                      const H_T* x, const float* cos, const float* sin, H_T* dx,
-                                      float* acc_cos, float* acc_sin) {
+/* One row of the gradient over the pairs (base + j, base + off + j), j < n.
+ * Rows are walked one after another in memory order (a column-major walk
+ * over several rows, with the accumulators in registers, measured up to
+ * 1.6x slower once the rows come from DRAM: the interleaved lines defeat
+ * the hardware prefetchers). The accumulators live in L1 and take this
+ * row's contribution; the caller passes rows in order, so every
+ * accumulator still sums its rows in order. */
+static inline void H_NAME(row_grad)(size_t base, size_t off, size_t n, const H_T* g, const H_T* xr,
+                                    const float* cos, const float* sin, H_T* o, float* acc_cos, float* acc_sin) {
     size_t j = 0;
-    for (; j + VW <= n; j += VW) {
-        const size_t a = base + j, b = a + off;
-        const VEC c1 = V_LOAD(cos + a), c2 = V_LOAD(cos + b), s1 = V_LOAD(sin + a), s2 = V_LOAD(sin + b);
-        if (x == NULL) {
-            for (size_t r = 0; r < rows; ++r) {
-                const H_T* g = dy + r * d;
-                const VEC d1 = H_LOAD(g + a), d2 = H_LOAD(g + b);
-                H_STORE(dx + r * d + a, V_FMA(c1, d1, V_MUL(s2, d2)));
-                H_STORE(dx + r * d + b, V_FMSUB(c2, d2, V_MUL(s1, d1)));
-            }
-            continue;
+    if (xr == NULL) {
+        for (; j + VW <= n; j += VW) {
+            const size_t a = base + j, b = a + off;
+            const VEC d1 = H_LOAD(g + a), d2 = H_LOAD(g + b);
+            H_STORE(o + a, V_FMA(V_LOAD(cos + a), d1, V_MUL(V_LOAD(sin + b), d2)));
+            H_STORE(o + b, V_FMSUB(V_LOAD(cos + b), d2, V_MUL(V_LOAD(sin + a), d1)));
         }
-        VEC ac1 = V_LOAD(acc_cos + a), ac2 = V_LOAD(acc_cos + b);
-        VEC as1 = V_LOAD(acc_sin + a), as2 = V_LOAD(acc_sin + b);
-        for (size_t r = 0; r < rows; ++r) {
-            const H_T *g = dy + r * d, *xr = x + r * d;
+    } else {
+        for (; j + VW <= n; j += VW) {
+            const size_t a = base + j, b = a + off;
             const VEC d1 = H_LOAD(g + a), d2 = H_LOAD(g + b);
             const VEC x1 = H_LOAD(xr + a), x2 = H_LOAD(xr + b);
-            H_STORE(dx + r * d + a, V_FMA(c1, d1, V_MUL(s2, d2)));
-            H_STORE(dx + r * d + b, V_FMSUB(c2, d2, V_MUL(s1, d1)));
-            ac1 = V_FMA(d1, x1, ac1);
-            ac2 = V_FMA(d2, x2, ac2);
-            as1 = V_FNMA(d1, x2, as1);
-            as2 = V_FMA(d2, x1, as2);
-        }
-        V_STORE(acc_cos + a, ac1);
-        V_STORE(acc_cos + b, ac2);
-        V_STORE(acc_sin + a, as1);
-        V_STORE(acc_sin + b, as2);
-    }
-    for (; j < n; ++j) {
-        for (size_t r = 0; r < rows; ++r) {
-            H_NAME(pair_grad_tail)(dy + r * d, x != NULL ? x + r * d : NULL, cos, sin, dx + r * d, acc_cos, acc_sin,
-                                   base + j, base + off + j);
+            H_STORE(o + a, V_FMA(V_LOAD(cos + a), d1, V_MUL(V_LOAD(sin + b), d2)));
+            H_STORE(o + b, V_FMSUB(V_LOAD(cos + b), d2, V_MUL(V_LOAD(sin + a), d1)));
+            V_STORE(acc_cos + a, V_FMA(d1, x1, V_LOAD(acc_cos + a)));
+            V_STORE(acc_cos + b, V_FMA(d2, x2, V_LOAD(acc_cos + b)));
+            V_STORE(acc_sin + a, V_FNMA(d1, x2, V_LOAD(acc_sin + a)));
+            V_STORE(acc_sin + b, V_FMA(d2, x1, V_LOAD(acc_sin + b)));
         }
     }
+    for (; j < n; ++j) H_NAME(pair_grad_tail)(g, xr, cos, sin, o, acc_cos, acc_sin, base + j, base + off + j);
 }
 
 void H_NAME(rope_half)(size_t rows, size_t d, const H_T* x, const float* cos, const float* sin, H_T* y) {
@@ -123,40 +114,37 @@ void H_NAME(rope_interleave)(size_t rows, size_t d, const H_T* x, const float* c
 
 void H_NAME(rope_half_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const float* cos,
                             const float* sin, H_T* dx, float* acc_cos, float* acc_sin) {
-    H_NAME(block_grad)(rows, d, 0, d / 2, d / 2, dy, x, cos, sin, dx, acc_cos, acc_sin);
+    for (size_t r = 0; r < rows; ++r) {
+        H_NAME(row_grad)(0, d / 2, d / 2, dy + r * d, x != NULL ? x + r * d : NULL, cos, sin, dx + r * d, acc_cos,
+                         acc_sin);
+    }
 }
 
 void H_NAME(rope_quarter_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const float* cos,
                                const float* sin, H_T* dx, float* acc_cos, float* acc_sin) {
-    H_NAME(block_grad)(rows, d, 0, d / 4, d / 4, dy, x, cos, sin, dx, acc_cos, acc_sin);
-    H_NAME(block_grad)(rows, d, d / 2, d / 4, d / 4, dy, x, cos, sin, dx, acc_cos, acc_sin);
+    for (size_t r = 0; r < rows; ++r) {
+        const H_T* xr = x != NULL ? x + r * d : NULL;
+        H_NAME(row_grad)(0, d / 4, d / 4, dy + r * d, xr, cos, sin, dx + r * d, acc_cos, acc_sin);
+        H_NAME(row_grad)(d / 2, d / 4, d / 4, dy + r * d, xr, cos, sin, dx + r * d, acc_cos, acc_sin);
+    }
 }
 
 void H_NAME(rope_interleave_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const float* cos,
                                   const float* sin, H_T* dx, float* acc_cos, float* acc_sin) {
-    size_t e = 0;
-    for (; e + VW <= d; e += VW) {
-        const VEC cv = V_LOAD(cos + e), sv = V_LOAD(sin + e);
-        VEC ac = x != NULL ? V_LOAD(acc_cos + e) : cv, as = x != NULL ? V_LOAD(acc_sin + e) : sv;
-        for (size_t r = 0; r < rows; ++r) {
-            const VEC dv = H_LOAD(dy + r * d + e);
-            const VEC cross = V_XOR(V_SWAP_PAIRS(V_MUL(sv, dv)), V_SIGN_ODD);
-            H_STORE(dx + r * d + e, V_FMA(cv, dv, cross));
-            if (x != NULL) {
-                const VEC xv = H_LOAD(x + r * d + e);
-                ac = V_FMA(dv, xv, ac);
-                as = V_FMA(dv, V_XOR(V_SWAP_PAIRS(xv), V_SIGN_EVEN), as);
+    for (size_t r = 0; r < rows; ++r) {
+        const H_T *g = dy + r * d, *xr = x != NULL ? x + r * d : NULL;
+        H_T* o = dx + r * d;
+        size_t e = 0;
+        for (; e + VW <= d; e += VW) {
+            const VEC dv = H_LOAD(g + e);
+            const VEC cross = V_XOR(V_SWAP_PAIRS(V_MUL(V_LOAD(sin + e), dv)), V_SIGN_ODD);
+            H_STORE(o + e, V_FMA(V_LOAD(cos + e), dv, cross));
+            if (xr != NULL) {
+                const VEC xv = H_LOAD(xr + e);
+                V_STORE(acc_cos + e, V_FMA(dv, xv, V_LOAD(acc_cos + e)));
+                V_STORE(acc_sin + e, V_FMA(dv, V_XOR(V_SWAP_PAIRS(xv), V_SIGN_EVEN), V_LOAD(acc_sin + e)));
             }
         }
-        if (x != NULL) {
-            V_STORE(acc_cos + e, ac);
-            V_STORE(acc_sin + e, as);
-        }
-    }
-    for (; e < d; e += 2) {
-        for (size_t r = 0; r < rows; ++r) {
-            H_NAME(pair_grad_tail)(dy + r * d, x != NULL ? x + r * d : NULL, cos, sin, dx + r * d, acc_cos, acc_sin,
-                                   e, e + 1);
-        }
+        for (; e < d; e += 2) H_NAME(pair_grad_tail)(g, xr, cos, sin, o, acc_cos, acc_sin, e, e + 1);
     }
 }

@@ -6,10 +6,9 @@
 #define V_LOAD _mm512_loadu_ps
 #define V_STORE _mm512_storeu_ps
 #define V_FMA _mm512_fmadd_ps
-#define V_FMSUB _mm512_fmsub_ps
-#define V_FNMA _mm512_fnmadd_ps
 #define V_MUL _mm512_mul_ps
 #define V_XOR _mm512_xor_ps
+#define V_NEG(v) _mm512_xor_ps((v), _mm512_set1_ps(-0.0f))
 #define V_SWAP_PAIRS(v) _mm512_permute_ps((v), 0xB1)
 #define V_SIGN_ODD                                                                                         \
     _mm512_setr_ps(0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, \

@@ -86,6 +86,16 @@ void emu_rope_stream_copy__avx512(size_t bytes, const void* src, void* dst) {
     if (head > bytes) head = bytes;
     memcpy(o, s, head);
     size_t i = head;
+    for (; i + 256 <= bytes; i += 256) { /* four blocks per step, as in avx2.c */
+        const __m512i b0 = _mm512_loadu_si512((const void*)(s + i));
+        const __m512i b1 = _mm512_loadu_si512((const void*)(s + i + 64));
+        const __m512i b2 = _mm512_loadu_si512((const void*)(s + i + 128));
+        const __m512i b3 = _mm512_loadu_si512((const void*)(s + i + 192));
+        _mm512_stream_si512((void*)(o + i), b0);
+        _mm512_stream_si512((void*)(o + i + 64), b1);
+        _mm512_stream_si512((void*)(o + i + 128), b2);
+        _mm512_stream_si512((void*)(o + i + 192), b3);
+    }
     for (; i + 64 <= bytes; i += 64) {
         _mm512_stream_si512((void*)(o + i), _mm512_loadu_si512((const void*)(s + i)));
     }

@@ -431,8 +431,8 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
 {
     const rope_plan *plan = ctx->plan;
     const size_t d = (size_t)plan->d;
-    /* The kernels walk columns over all their rows: keep those rows of dy, x
-     * and dx within L1. */
+    /* At most ROPE_KERNEL_ELEMS elements per kernel call: converted rows and
+     * a streamed output pass through scratch buffers of that size, in L1. */
     const int64_t per = plan->d <= ROPE_KERNEL_ELEMS ? ROPE_KERNEL_ELEMS / plan->d : 1;
     if (plan->dtype == ACL_FLOAT) {
         for (int64_t r = 0; r < count; r += per) {

@@ -228,7 +228,7 @@ def test_grad_precision(soc, mode, form, dtype):
 
 @pytest.mark.parametrize("mode", range(4))
 @pytest.mark.parametrize("dtype", list(DTYPES))
-@pytest.mark.parametrize("d", [4, 8, 20, 36, 72, 136])
+@pytest.mark.parametrize("d", [4, 8, 20, 36, 48, 72, 136])
 def test_every_isa_matches_reference_and_scalar(isa, mode, dtype, d):
     """Each ISA level: CANN's standard against float64 and bit-identical to the scalar kernels."""
     aclnn_emu.set_soc_name("Ascend950")
@@ -256,6 +256,66 @@ def test_every_isa_matches_reference_and_scalar(isa, mode, dtype, d):
         aclnn_emu.set_isa_cap(previous)
     for a, b in zip(got + (y,), want + (want_y,)):
         assert a.tobytes() == b.tobytes()
+
+
+# Bits of special values: (payload NaN, negative payload NaN, +inf, -inf, largest finite).
+SPECIAL_BITS = {"float16": (0x7C01, 0xFD55, 0x7C00, 0xFC00, 0x7BFF),
+                "bfloat16": (0x7F81, 0xFFA5, 0x7F80, 0xFF80, 0x7F7F)}
+
+
+@pytest.mark.parametrize("mode", range(3))
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_special_values_bit_identical_to_scalar(isa, mode, dtype):
+    """NaNs (quieted, payload and sign kept or flipped as C's unary minus does), infinities,
+    inf - inf and overflow through the fused fp16/bf16 kernels of each ISA level (bf16: two
+    vectors rounded and packed per store) and their scalar tails give the scalar level's
+    bits, backward and forward. Each special sits in its own row and column, and its pair
+    partner is ordinary except where inf - inf or an overflow is wanted, so no output mixes
+    two NaN payloads (whose precedence x86 leaves to the instruction form)."""
+    aclnn_emu.set_soc_name("Ascend950")
+    rng = np.random.default_rng(3)
+    dt = DTYPES[dtype]
+    d = 52  # pairs per run: half 26 = 16 + 8 + 2, quarter 13 = 8 + 5, interleave 52 = 32 + 16 + 4 elements
+    partner, tail = {0: (26, 24), 1: (1, 48), 2: (13, 12)}[mode]  # a tail column of each mode
+    lead, cos_lead = (2, 3, 4), (1, 3, 1)
+    dy = rng.uniform(0.25, 2, lead + (d,)).astype(dt)
+    x = rng.uniform(0.25, 2, lead + (d,)).astype(dt)
+    cos = rng.uniform(0.5, 1, cos_lead + (d,)).astype(dt)
+    sin = rng.uniform(0.5, 1, cos_lead + (d,)).astype(dt)
+    bits = dy.view(np.uint16)
+    nan, neg_nan, inf, neg_inf, big = SPECIAL_BITS[dtype]
+    # (row in the flattened lead, column, bits, partner's bits or None)
+    specials = [(0, 0, nan, None), (5, 2, neg_nan, None), (10, 4, inf, None), (15, 6, neg_inf, neg_inf),
+                (20, 8, big, big), (23, 10, big, None), (7, tail, nan, None)]
+    for row, col, value, other in specials:
+        b, s, n = np.unravel_index(row, lead)
+        bits[b, s, n, col] = value
+        if other is not None:
+            bits[b, s, n, col + partner] = other
+    got = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, None, mode)[0]
+    got_x = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
+    got_y = aclnn_emu.rotary_position_embedding(dy, cos, sin, mode)  # the forward on the same specials
+    previous = aclnn_emu.get_isa()
+    aclnn_emu.set_isa_cap("scalar")
+    try:
+        want = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, None, mode)[0]
+        want_x = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
+        want_y = aclnn_emu.rotary_position_embedding(dy, cos, sin, mode)
+    finally:
+        aclnn_emu.set_isa_cap(previous)
+    for a, b in zip((got, got_y) + got_x, (want, want_y) + want_x):
+        assert a.tobytes() == b.tobytes()
+    # Independently of the scalar level: the payload NaNs come out quieted with their payload,
+    # their partners as NaNs of the other sign (dx[b] takes -sin[a]*dy[a]), inf - inf gives a
+    # NaN, ordinary rows stay finite.
+    out = got.view(np.uint16).reshape(-1, d)
+    quiet = 0x0200 if dtype == "float16" else 0x0040
+    assert out[0, 0] == nan | quiet and out[0, partner] == (nan | quiet) ^ 0x8000
+    assert out[5, 2] == neg_nan | quiet and out[5, 2 + partner] == (neg_nan | quiet) ^ 0x8000
+    assert out[7, tail] == nan | quiet and out[7, tail + partner] == (nan | quiet) ^ 0x8000
+    assert np.isnan(got.reshape(-1, d)[15].astype(np.float32)).any()
+    ordinary = np.delete(got.reshape(-1, d).astype(np.float32), [r for r, *_ in specials], 0)
+    assert np.isfinite(ordinary).all()
 
 
 # ------------------------------------------ forward -> backward consistency

@@ -8,15 +8,29 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "kernels/rope/rope.h"
+
+/* -v by flipping the sign bit, NaNs included. Written as -v inside fmaf,
+ * GCC with -mfma folds the negation into vfmsub/vfnmadd, which keep a NaN
+ * operand's sign: the SIMD files' tails would then differ from scalar.c
+ * (a libm fmaf call on the negated value) in the sign of NaN results. */
+static inline float emu_rope_neg(float v) {
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    bits ^= 0x80000000u;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
 
 /* y over the pair (a, b): y[a] = x[a]cos[a] - x[b]sin[a], y[b] = x[b]cos[b] + x[a]sin[b],
  * the second product rounded, the first fused with the sum. */
 static inline void emu_rope_pair_fwd(const float* x, const float* cos, const float* sin, float* y, size_t a,
                                      size_t b) {
     const float xa = x[a], xb = x[b];
-    y[a] = fmaf(xa, cos[a], -(xb * sin[a]));
+    y[a] = fmaf(xa, cos[a], emu_rope_neg(xb * sin[a]));
     y[b] = fmaf(xb, cos[b], xa * sin[b]);
 }
 
@@ -25,12 +39,12 @@ static inline void emu_rope_pair_grad(const float* dy, const float* x, const flo
                                       float* acc_cos, float* acc_sin, size_t a, size_t b) {
     const float da = dy[a], db = dy[b];
     dx[a] = fmaf(cos[a], da, sin[b] * db);
-    dx[b] = fmaf(cos[b], db, -(sin[a] * da));
+    dx[b] = fmaf(cos[b], db, emu_rope_neg(sin[a] * da));
     if (x != NULL) {
         const float xa = x[a], xb = x[b];
         acc_cos[a] = fmaf(da, xa, acc_cos[a]);
         acc_cos[b] = fmaf(db, xb, acc_cos[b]);
-        acc_sin[a] = fmaf(-da, xb, acc_sin[a]);
+        acc_sin[a] = fmaf(emu_rope_neg(da), xb, acc_sin[a]);
         acc_sin[b] = fmaf(db, xa, acc_sin[b]);
     }
 }

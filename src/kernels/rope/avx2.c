@@ -6,10 +6,9 @@
 #define V_LOAD _mm256_loadu_ps
 #define V_STORE _mm256_storeu_ps
 #define V_FMA _mm256_fmadd_ps
-#define V_FMSUB _mm256_fmsub_ps
-#define V_FNMA _mm256_fnmadd_ps
 #define V_MUL _mm256_mul_ps
 #define V_XOR _mm256_xor_ps
+#define V_NEG(v) _mm256_xor_ps((v), _mm256_set1_ps(-0.0f))
 #define V_SWAP_PAIRS(v) _mm256_permute_ps((v), 0xB1)
 #define V_SIGN_ODD _mm256_setr_ps(0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f)
 #define V_SIGN_EVEN _mm256_setr_ps(-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f)
@@ -32,16 +31,41 @@ static inline __m256 bf16_load8(const uint16_t* p) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i*)p)), 16));
 }
 
-static inline void bf16_store8(uint16_t* p, __m256 v) {
-    const __m256i x = _mm256_castps_si256(v);
+/* RNE to bf16 in the low 16 bits of each lane, for lanes that are not NaN. */
+static inline __m256i bf16_round8_numbers(__m256i x) {
     const __m256i hi = _mm256_srli_epi32(x, 16);
     const __m256i bias = _mm256_add_epi32(_mm256_and_si256(hi, _mm256_set1_epi32(1)), _mm256_set1_epi32(0x7FFF));
-    const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(x, bias), 16);
-    const __m256i quiet_nan = _mm256_or_si256(hi, _mm256_set1_epi32(0x0040));
-    const __m256i is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7FFFFFFF)),
-                                              _mm256_set1_epi32(0x7F800000));
-    const __m256i r = _mm256_blendv_epi8(rounded, quiet_nan, is_nan);
+    return _mm256_srli_epi32(_mm256_add_epi32(x, bias), 16);
+}
+
+/* The same for every lane: NaNs keep their sign and payload's top bits and
+ * are quieted (convert.h's rule, bit for bit). */
+static inline __m256i bf16_round8(__m256 v) {
+    const __m256i x = _mm256_castps_si256(v);
+    const __m256i quiet_nan = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x0040));
+    const __m256i is_nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return _mm256_blendv_epi8(bf16_round8_numbers(x), quiet_nan, is_nan);
+}
+
+static inline void bf16_store8(uint16_t* p, __m256 v) {
+    const __m256i r = bf16_round8(v);
     _mm_storeu_si128((__m128i*)p, _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+}
+
+/* 16 values in one store: one pack and one lane fix-up instead of two
+ * extract-and-pack sequences, and one test for NaNs in either vector
+ * instead of a select per vector (the NaN-free path, taken unless a NaN is
+ * stored, is 16 operations instead of 19). */
+static inline void bf16_store16(uint16_t* p, __m256 v0, __m256 v1) {
+    __m256i r0, r1;
+    if (__builtin_expect(_mm256_movemask_ps(_mm256_cmp_ps(v0, v1, _CMP_UNORD_Q)) != 0, 0)) {
+        r0 = bf16_round8(v0);
+        r1 = bf16_round8(v1);
+    } else {
+        r0 = bf16_round8_numbers(_mm256_castps_si256(v0));
+        r1 = bf16_round8_numbers(_mm256_castps_si256(v1));
+    }
+    _mm256_storeu_si256((__m256i*)p, _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8));
 }
 
 #define H_T uint16_t
@@ -61,10 +85,12 @@ static inline void bf16_store8(uint16_t* p, __m256 v) {
 #define H_T uint16_t
 #define H_LOAD bf16_load8
 #define H_STORE bf16_store8
+#define H_STORE2 bf16_store16
 #define H_TO_F32 emu_bf16_to_f32
 #define H_FROM_F32 emu_f32_to_bf16
 #define H_NAME(name) emu_bf16_##name##__avx2
 #include "kernels/rope/simd_typed_body.h"
+#undef H_STORE2
 #undef H_T
 #undef H_LOAD
 #undef H_STORE
@@ -84,6 +110,18 @@ void emu_rope_stream_copy__avx2(size_t bytes, const void* src, void* dst) {
     if (head > bytes) head = bytes;
     memcpy(o, s, head);
     size_t i = head;
+    /* Four blocks per step: the loop's own instructions were a third of
+     * the copy's (0.8 instructions per fp32 element with one block). */
+    for (; i + 128 <= bytes; i += 128) {
+        const __m256i b0 = _mm256_loadu_si256((const __m256i*)(s + i));
+        const __m256i b1 = _mm256_loadu_si256((const __m256i*)(s + i + 32));
+        const __m256i b2 = _mm256_loadu_si256((const __m256i*)(s + i + 64));
+        const __m256i b3 = _mm256_loadu_si256((const __m256i*)(s + i + 96));
+        _mm256_stream_si256((__m256i*)(o + i), b0);
+        _mm256_stream_si256((__m256i*)(o + i + 32), b1);
+        _mm256_stream_si256((__m256i*)(o + i + 64), b2);
+        _mm256_stream_si256((__m256i*)(o + i + 96), b3);
+    }
     for (; i + 32 <= bytes; i += 32) {
         _mm256_stream_si256((__m256i*)(o + i), _mm256_loadu_si256((const __m256i*)(s + i)));
     }

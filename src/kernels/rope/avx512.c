@@ -6,10 +6,9 @@
 #define V_LOAD _mm512_loadu_ps
 #define V_STORE _mm512_storeu_ps
 #define V_FMA _mm512_fmadd_ps
-#define V_FMSUB _mm512_fmsub_ps
-#define V_FNMA _mm512_fnmadd_ps
 #define V_MUL _mm512_mul_ps
 #define V_XOR _mm512_xor_ps
+#define V_NEG(v) _mm512_xor_ps((v), _mm512_set1_ps(-0.0f))
 #define V_SWAP_PAIRS(v) _mm512_permute_ps((v), 0xB1)
 #define V_SIGN_ODD                                                                                         \
     _mm512_setr_ps(0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, \
@@ -87,6 +86,16 @@ void emu_rope_stream_copy__avx512(size_t bytes, const void* src, void* dst) {
     if (head > bytes) head = bytes;
     memcpy(o, s, head);
     size_t i = head;
+    for (; i + 256 <= bytes; i += 256) { /* four blocks per step, as in avx2.c */
+        const __m512i b0 = _mm512_loadu_si512((const void*)(s + i));
+        const __m512i b1 = _mm512_loadu_si512((const void*)(s + i + 64));
+        const __m512i b2 = _mm512_loadu_si512((const void*)(s + i + 128));
+        const __m512i b3 = _mm512_loadu_si512((const void*)(s + i + 192));
+        _mm512_stream_si512((void*)(o + i), b0);
+        _mm512_stream_si512((void*)(o + i + 64), b1);
+        _mm512_stream_si512((void*)(o + i + 128), b2);
+        _mm512_stream_si512((void*)(o + i + 192), b3);
+    }
     for (; i + 64 <= bytes; i += 64) {
         _mm512_stream_si512((void*)(o + i), _mm512_loadu_si512((const void*)(s + i)));
     }

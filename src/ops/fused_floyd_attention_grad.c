@@ -75,10 +75,33 @@ static int64_t chunk_start(int64_t K, int64_t chunks, int64_t c)
     return c * blocks / chunks * FLOYD_KEY_CHUNK_ALIGN;
 }
 
-/* Slot scratch: P and dS (ROWS x KB each). */
+/* Rows of D floats in each of the two dense staging buffers of a slot. */
+static int64_t stage_rows(const floyd_plan *plan)
+{
+    return plan->nb > plan->kb ? plan->nb : plan->kb;
+}
+
+/* Slot scratch: P and dS (ROWS x KB each), then two staging buffers of
+ * stage_rows x D floats. */
 static uint64_t slot_floats(const floyd_plan *plan)
 {
-    return 2u * (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan);
+    return 2u * (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan) +
+           2u * (uint64_t)stage_rows(plan) * (uint64_t)plan->dims.D;
+}
+
+/* dst (rows of n floats, dense) = rows of src, src_stride floats apart. */
+static void gather_rows(float *dst, const float *src, int64_t rows, int64_t src_stride, int64_t n)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        memcpy(dst + r * n, src + r * src_stride, (size_t)n * sizeof(float));
+    }
+}
+
+static void scatter_rows(float *dst, int64_t dst_stride, const float *src, int64_t rows, int64_t n)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        memcpy(dst + r * dst_stride, src + r * n, (size_t)n * sizeof(float));
+    }
 }
 
 static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chunk, int64_t ti, int64_t tj)
@@ -106,6 +129,9 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
     const float *row_max = ctx->max + slice * N * M, *row_sum = ctx->sum + slice * N * M;
     float *p = floyd_slot(run, slot);
     float *ds = p + NB * LDN;
+    /* The products batched over m update rows M*D floats apart (a new page
+     * per row, all in the same cache sets); they run on dense copies. */
+    float *stage_a = ds + NB * LDN, *stage_b = stage_a + stage_rows(run->plan) * D;
     const float *dsum = ctx->dsum + slice * N * M;
     void *scratch = floyd_slot_gemm_scratch(run, slot);
     const float scale = run->plan->scale;
@@ -134,8 +160,10 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
                 floyd_prefetch_rows(k2 + (k0 * M + m + 1) * D, KB, M * D, D);
                 floyd_prefetch_rows(dq + (ml + 1) * D, NB, dq_ldn, D);
             }
+            gather_rows(stage_a, dq + ml * D, NB, dq_ldn, D);
             floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, LDN, 1,
-                       k2 + (k0 * M + m) * D, M * D, 1, dq + ml * D, dq_ldn, 1);
+                       k2 + (k0 * M + m) * D, M * D, 1, stage_a, D, 1);
+            scatter_rows(dq + ml * D, dq_ldn, stage_a, NB, D);
         }
         /* dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
         for (int64_t nl = 0; nl < NB; ++nl) {
@@ -154,10 +182,14 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
                 floyd_prefetch_rows(dk2 + c + D, KB, M * D, D);
                 floyd_prefetch_rows(dv2 + c + D, KB, M * D, D);
             }
-            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1,
-                       dk2 + c, M * D, ti > 0);
-            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1,
-                       dv2 + c, M * D, ti > 0);
+            if (ti > 0) {
+                gather_rows(stage_a, dk2 + c, KB, M * D, D);
+                gather_rows(stage_b, dv2 + c, KB, M * D, D);
+            }
+            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1, stage_a, D, ti > 0);
+            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1, stage_b, D, ti > 0);
+            scatter_rows(dk2 + c, M * D, stage_a, KB, D);
+            scatter_rows(dv2 + c, M * D, stage_b, KB, D);
         }
     }
 }

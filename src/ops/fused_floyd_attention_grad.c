@@ -205,18 +205,13 @@ static void grad_range(void *opaque, size_t begin, size_t end)
     }
 }
 
-/* dsum[r] = sum_d dy[r, d] * attentionIn[r, d], one fma chain per row. */
+/* dsum[r] = sum_d dy[r, d] * attentionIn[r, d] (D is a multiple of 16). */
 static void dsum_range(void *opaque, size_t begin, size_t end)
 {
     const grad_ctx *ctx = opaque;
     const int64_t D = ctx->run.plan->dims.D;
     for (size_t r = begin; r < end; ++r) {
-        const float *dy = ctx->dy + (int64_t)r * D, *o = ctx->o + (int64_t)r * D;
-        float acc = 0.0f;
-        for (int64_t i = 0; i < D; ++i) {
-            acc = fmaf(dy[i], o[i], acc);
-        }
-        ctx->dsum[r] = acc;
+        ctx->dsum[r] = ctx->run.ew->dot((size_t)D, ctx->dy + (int64_t)r * D, ctx->o + (int64_t)r * D);
     }
 }
 

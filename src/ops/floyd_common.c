@@ -415,6 +415,10 @@ void floyd_tile_products(const floyd_run *run, void *scratch, const float *x, co
     /* y1 term, batched over n: x[n, m0.., :] (MB x D) . y1[n, k0.., :]^T (D x KB). */
     for (int64_t nl = 0; nl < NB; ++nl) {
         const int64_t n = n0 + nl;
+        if (nl + 1 < NB) {
+            floyd_prefetch_range(x + ((n + 1) * M + m0) * D, MB * D);
+            floyd_prefetch_range(y1 + ((n + 1) * K + k0) * D, KB * D);
+        }
         floyd_gemm(run, scratch, MB, KB, D, x + (n * M + m0) * D, D, 1, y1 + (n * K + k0) * D, 1, D,
                    out + nl * LDN, KB, 0);
     }

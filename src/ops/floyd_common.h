@@ -157,6 +157,15 @@ static inline void floyd_prefetch_rows(const float *base, int64_t rows, int64_t 
     }
 }
 
+/* The same for one contiguous range of `floats` floats. The products
+ * batched over n read blocks of 64 KiB and more that the previous products
+ * evicted; asking for the next n's blocks while the current one runs hides
+ * the first-touch misses of the micro-kernel and of the packing. */
+static inline void floyd_prefetch_range(const float *base, int64_t floats)
+{
+    floyd_prefetch_rows(base, 1, 0, floats);
+}
+
 /* Floats between the rows of consecutive n in a [nb][mb][kb] tile: mb*kb
  * plus one cache line, so that the batched-over-m products, which step
  * through the tile by n, do not hit one L1 set at a power-of-two stride. */

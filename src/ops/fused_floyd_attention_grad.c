@@ -151,6 +151,10 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
         /* dq += dS . K1 (batched over n), then dS . K2 (batched over m). */
         for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
+            if (nl + 1 < NB) {
+                floyd_prefetch_range(k1 + ((n + 1) * K + k0) * D, KB * D);
+                floyd_prefetch_range(dq + (nl + 1) * dq_ldn, MB * D);
+            }
             floyd_gemm(run, scratch, MB, D, KB, ds + nl * LDN, KB, 1,
                        k1 + (n * K + k0) * D, D, 1, dq + nl * dq_ldn, D, k0 > k_begin);
         }
@@ -169,6 +173,12 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
         for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
             const int64_t rows = nl * LDN, x = (n * M + m0) * D, c = (n * K + k0) * D;
+            if (nl + 1 < NB) {
+                floyd_prefetch_range(q + x + M * D, MB * D);
+                floyd_prefetch_range(dy + x + M * D, MB * D);
+                floyd_prefetch_range(dk1 + c + K * D, KB * D);
+                floyd_prefetch_range(dv1 + c + K * D, KB * D);
+            }
             floyd_gemm(run, scratch, KB, D, MB, ds + rows, 1, KB, q + x, D, 1, dk1 + c, D, tj > 0);
             floyd_gemm(run, scratch, KB, D, MB, p + rows, 1, KB, dy + x, D, 1, dv1 + c, D, tj > 0);
         }

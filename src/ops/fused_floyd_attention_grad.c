@@ -148,50 +148,38 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
                              row_sum[n * M + m]);
             run->ew->softmax_grad(KB, pr, dsr, dsum[n * M + m], scale); /* ds = scale * P * (dP - Dsum) */
         }
-        /* dq += dS . K1 (batched over n), then dS . K2 (batched over m). */
-        for (int64_t nl = 0; nl < NB; ++nl) {
-            const int64_t n = n0 + nl;
-            if (nl + 1 < NB) {
-                floyd_prefetch_range(k1 + ((n + 1) * K + k0) * D, KB * D);
-                floyd_prefetch_range(dq + (nl + 1) * dq_ldn, MB * D);
-            }
-            floyd_gemm(run, scratch, MB, D, KB, ds + nl * LDN, KB, 1,
-                       k1 + (n * K + k0) * D, D, 1, dq + nl * dq_ldn, D, k0 > k_begin);
-        }
-        for (int64_t ml = 0; ml < MB; ++ml) {
-            const int64_t m = m0 + ml;
-            if (ml + 1 < MB) {
-                floyd_prefetch_rows(k2 + (k0 * M + m + 1) * D, KB, M * D, D);
-                floyd_prefetch_rows(dq + (ml + 1) * D, NB, dq_ldn, D);
-            }
-            gather_rows(stage_a, dq + ml * D, NB, dq_ldn, D);
-            floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, LDN, 1,
-                       k2 + (k0 * M + m) * D, M * D, 1, stage_a, D, 1);
-            scatter_rows(dq + ml * D, dq_ldn, stage_a, NB, D);
-        }
-        /* dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
+        /* Batched over n, one pass over dS and P: dq += dS[n] . K1[n],
+         * dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile].
+         * dq's terms of K1 all come before those of K2 (next loop). */
         for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
             const int64_t rows = nl * LDN, x = (n * M + m0) * D, c = (n * K + k0) * D;
             if (nl + 1 < NB) {
+                floyd_prefetch_range(k1 + c + K * D, KB * D);
                 floyd_prefetch_range(q + x + M * D, MB * D);
                 floyd_prefetch_range(dy + x + M * D, MB * D);
                 floyd_prefetch_range(dk1 + c + K * D, KB * D);
                 floyd_prefetch_range(dv1 + c + K * D, KB * D);
             }
+            floyd_gemm(run, scratch, MB, D, KB, ds + rows, KB, 1, k1 + c, D, 1, dq + nl * dq_ldn, D, k0 > k_begin);
             floyd_gemm(run, scratch, KB, D, MB, ds + rows, 1, KB, q + x, D, 1, dk1 + c, D, tj > 0);
             floyd_gemm(run, scratch, KB, D, MB, p + rows, 1, KB, dy + x, D, 1, dv1 + c, D, tj > 0);
         }
-        /* dk2[k, m] += dS[:, m]^T . Q[n-tile, m], dv2[k, m] += P[:, m]^T . dy[n-tile, m]. */
+        /* Batched over m, one pass over dS and P: dq += dS[:, m] . K2[:, m],
+         * dk2[k, m] += dS[:, m]^T . Q[n-tile, m], dv2[k, m] += P[:, m]^T . dy[n-tile, m]. */
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
             const int64_t rows = ml * KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
             if (ml + 1 < MB) {
+                floyd_prefetch_rows(k2 + c + D, KB, M * D, D);
                 floyd_prefetch_rows(q + x + D, NB, M * D, D);
                 floyd_prefetch_rows(dy + x + D, NB, M * D, D);
                 floyd_prefetch_rows(dk2 + c + D, KB, M * D, D);
                 floyd_prefetch_rows(dv2 + c + D, KB, M * D, D);
             }
+            gather_rows(stage_a, dq + ml * D, NB, dq_ldn, D);
+            floyd_gemm(run, scratch, NB, D, KB, ds + rows, LDN, 1, k2 + c, M * D, 1, stage_a, D, 1);
+            scatter_rows(dq + ml * D, dq_ldn, stage_a, NB, D);
             if (ti > 0) {
                 gather_rows(stage_a, dk2 + c, KB, M * D, D);
                 gather_rows(stage_b, dv2 + c, KB, M * D, D);

@@ -181,5 +181,11 @@ static inline int64_t floyd_tile_ldn(const floyd_plan *plan)
  * of one slice. S uses (Q, K1, K2); dP uses (dy, V1, V2). */
 void floyd_tile_products(const floyd_run *run, void *scratch, const float *x, const float *y1, const float *y2,
                          int64_t n0, int64_t m0, int64_t k0, float *out);
+/* Its two halves: the y1 terms of the whole tile (out = ...), and the y2
+ * terms of the one m = m0 + ml (out += ...), which must follow the first. */
+void floyd_tile_products_y1(const floyd_run *run, void *scratch, const float *x, const float *y1, int64_t n0,
+                            int64_t m0, int64_t k0, float *out);
+void floyd_tile_products_y2(const floyd_run *run, void *scratch, const float *x, const float *y2, int64_t n0,
+                            int64_t m0, int64_t k0, int64_t ml, float *out);
 
 #endif /* EMU_OPS_FLOYD_COMMON_H_ */

@@ -81,7 +81,7 @@ static int64_t stage_rows(const floyd_plan *plan)
     return plan->nb > plan->kb ? plan->nb : plan->kb;
 }
 
-/* Slot scratch: P and dS (ROWS x KB each), then two staging buffers of
+/* Slot scratch: P and dS (NB x MB x KB each, n rows LDN apart), then two staging buffers of
  * stage_rows x D floats. */
 static uint64_t slot_floats(const floyd_plan *plan)
 {
@@ -109,7 +109,7 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
     const floyd_run *run = &ctx->run;
     const floyd_dims *d = &run->plan->dims;
     const int64_t N = d->N, M = d->M, K = d->K, D = d->D;
-    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb, ROWS = NB * MB;
+    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb;
     const int64_t LDN = floyd_tile_ldn(run->plan);
     const int64_t b = slice / d->H, h = slice % d->H;
     const int64_t n0 = ti * NB, m0 = tj * MB;
@@ -138,19 +138,49 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
 
     const int64_t k_begin = chunk_start(K, ctx->chunks, chunk), k_end = chunk_start(K, ctx->chunks, chunk + 1);
     for (int64_t k0 = k_begin; k0 < k_end; k0 += KB) {
-        floyd_tile_products(run, scratch, q, k1, k2, n0, m0, k0, p);
-        floyd_tile_products(run, scratch, dy, v1, v2, n0, m0, k0, ds);
-        for (int64_t r = 0; r < ROWS; ++r) {
-            const int64_t n = n0 + r / MB, m = m0 + r % MB;
-            const int64_t at = r / MB * LDN + r % MB * KB;
-            float *pr = p + at, *dsr = ds + at;
-            run->ew->softmax(KB, pr, floyd_mask_row(run, b, h, n, m, k0), scale, row_max[n * M + m],
-                             row_sum[n * M + m]);
-            run->ew->softmax_grad(KB, pr, dsr, dsum[n * M + m], scale); /* ds = scale * P * (dP - Dsum) */
+        floyd_tile_products_y1(run, scratch, q, k1, n0, m0, k0, p);
+        floyd_tile_products_y1(run, scratch, dy, v1, n0, m0, k0, ds);
+        /* Batched over m, one pass over the tile: S and dP of this m get
+         * their K2/V2 terms, its NB rows of P and dS are formed, then
+         * dq += dS[:, m] . K2[:, m], dk2[k, m] += dS[:, m]^T . Q[n-tile, m] and
+         * dv2[k, m] += P[:, m]^T . dy[n-tile, m], while dS[:, m] is in L2.
+         * dq takes its K2 terms before its K1 terms (next loop). */
+        for (int64_t ml = 0; ml < MB; ++ml) {
+            const int64_t m = m0 + ml;
+            const int64_t rows = ml * KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
+            if (ml + 1 < MB) {
+                floyd_prefetch_rows(k2 + c + D, KB, M * D, D);
+                floyd_prefetch_rows(v2 + c + D, KB, M * D, D);
+                floyd_prefetch_rows(q + x + D, NB, M * D, D);
+                floyd_prefetch_rows(dy + x + D, NB, M * D, D);
+                floyd_prefetch_rows(dk2 + c + D, KB, M * D, D);
+                floyd_prefetch_rows(dv2 + c + D, KB, M * D, D);
+            }
+            floyd_tile_products_y2(run, scratch, q, k2, n0, m0, k0, ml, p);
+            floyd_tile_products_y2(run, scratch, dy, v2, n0, m0, k0, ml, ds);
+            for (int64_t nl = 0; nl < NB; ++nl) {
+                const int64_t n = n0 + nl, at = nl * LDN + rows;
+                run->ew->softmax(KB, p + at, floyd_mask_row(run, b, h, n, m, k0), scale, row_max[n * M + m],
+                                 row_sum[n * M + m]);
+                run->ew->softmax_grad(KB, p + at, ds + at, dsum[n * M + m], scale); /* ds = scale*P*(dP - Dsum) */
+            }
+            const int dq_started = k0 > k_begin;
+            if (dq_started) {
+                gather_rows(stage_a, dq + ml * D, NB, dq_ldn, D);
+            }
+            floyd_gemm(run, scratch, NB, D, KB, ds + rows, LDN, 1, k2 + c, M * D, 1, stage_a, D, dq_started);
+            scatter_rows(dq + ml * D, dq_ldn, stage_a, NB, D);
+            if (ti > 0) {
+                gather_rows(stage_a, dk2 + c, KB, M * D, D);
+                gather_rows(stage_b, dv2 + c, KB, M * D, D);
+            }
+            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1, stage_a, D, ti > 0);
+            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1, stage_b, D, ti > 0);
+            scatter_rows(dk2 + c, M * D, stage_a, KB, D);
+            scatter_rows(dv2 + c, M * D, stage_b, KB, D);
         }
-        /* Batched over n, one pass over dS and P: dq += dS[n] . K1[n],
-         * dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile].
-         * dq's terms of K1 all come before those of K2 (next loop). */
+        /* Batched over n, one pass over the tile: dq += dS[n] . K1[n],
+         * dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
         for (int64_t nl = 0; nl < NB; ++nl) {
             const int64_t n = n0 + nl;
             const int64_t rows = nl * LDN, x = (n * M + m0) * D, c = (n * K + k0) * D;
@@ -161,33 +191,9 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
                 floyd_prefetch_range(dk1 + c + K * D, KB * D);
                 floyd_prefetch_range(dv1 + c + K * D, KB * D);
             }
-            floyd_gemm(run, scratch, MB, D, KB, ds + rows, KB, 1, k1 + c, D, 1, dq + nl * dq_ldn, D, k0 > k_begin);
+            floyd_gemm(run, scratch, MB, D, KB, ds + rows, KB, 1, k1 + c, D, 1, dq + nl * dq_ldn, D, 1);
             floyd_gemm(run, scratch, KB, D, MB, ds + rows, 1, KB, q + x, D, 1, dk1 + c, D, tj > 0);
             floyd_gemm(run, scratch, KB, D, MB, p + rows, 1, KB, dy + x, D, 1, dv1 + c, D, tj > 0);
-        }
-        /* Batched over m, one pass over dS and P: dq += dS[:, m] . K2[:, m],
-         * dk2[k, m] += dS[:, m]^T . Q[n-tile, m], dv2[k, m] += P[:, m]^T . dy[n-tile, m]. */
-        for (int64_t ml = 0; ml < MB; ++ml) {
-            const int64_t m = m0 + ml;
-            const int64_t rows = ml * KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
-            if (ml + 1 < MB) {
-                floyd_prefetch_rows(k2 + c + D, KB, M * D, D);
-                floyd_prefetch_rows(q + x + D, NB, M * D, D);
-                floyd_prefetch_rows(dy + x + D, NB, M * D, D);
-                floyd_prefetch_rows(dk2 + c + D, KB, M * D, D);
-                floyd_prefetch_rows(dv2 + c + D, KB, M * D, D);
-            }
-            gather_rows(stage_a, dq + ml * D, NB, dq_ldn, D);
-            floyd_gemm(run, scratch, NB, D, KB, ds + rows, LDN, 1, k2 + c, M * D, 1, stage_a, D, 1);
-            scatter_rows(dq + ml * D, dq_ldn, stage_a, NB, D);
-            if (ti > 0) {
-                gather_rows(stage_a, dk2 + c, KB, M * D, D);
-                gather_rows(stage_b, dv2 + c, KB, M * D, D);
-            }
-            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1, stage_a, D, ti > 0);
-            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1, stage_b, D, ti > 0);
-            scatter_rows(dk2 + c, M * D, stage_a, KB, D);
-            scatter_rows(dv2 + c, M * D, stage_b, KB, D);
         }
     }
 }

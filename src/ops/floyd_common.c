@@ -418,6 +418,7 @@ void floyd_tile_products_y1(const floyd_run *run, void *scratch, const float *x,
         if (nl + 1 < NB) {
             floyd_prefetch_range(x + ((n + 1) * M + m0) * D, MB * D);
             floyd_prefetch_range(y1 + ((n + 1) * K + k0) * D, KB * D);
+            floyd_prefetch_for_write(out + (nl + 1) * LDN, MB * KB);
         }
         floyd_gemm(run, scratch, MB, KB, D, x + (n * M + m0) * D, D, 1, y1 + (n * K + k0) * D, 1, D,
                    out + nl * LDN, KB, 0);

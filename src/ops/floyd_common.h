@@ -166,6 +166,15 @@ static inline void floyd_prefetch_range(const float *base, int64_t floats)
     floyd_prefetch_rows(base, 1, 0, floats);
 }
 
+/* The same for a range that is about to be overwritten: the stores of the
+ * micro-kernel then find their lines owned instead of each waiting for one. */
+static inline void floyd_prefetch_for_write(float *base, int64_t floats)
+{
+    for (int64_t i = 0; i < floats; i += 16) {
+        __builtin_prefetch(base + i, 1, 3);
+    }
+}
+
 /* Floats between the rows of consecutive n in a [nb][mb][kb] tile: mb*kb
  * plus one cache line, so that the batched-over-m products, which step
  * through the tile by n, do not hit one L1 set at a power-of-two stride. */

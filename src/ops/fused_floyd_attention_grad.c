@@ -16,8 +16,14 @@
  * which keeps both cores busy on the short first and last diagonals. dq sums
  * over all keys: chunk 0 accumulates into dq, chunk c > 0 into a dense
  * [NB, MB, D] partial tile of its own; after each step the partial tiles
- * of that step are added to dq in chunk order. */
-#include <math.h>
+ * of that step are added to dq in chunk order.
+ *
+ * Within a tile and key block, the P and dS tiles (8 MiB each at the
+ * default 64 x 128 x 128) live in L3, so the work is ordered to sweep them
+ * three times: the K1/V1 terms of S and dP (batched over n); one loop over
+ * m that adds the K2/V2 terms, forms that m's rows of P and dS and runs every
+ * product batched over m on them while they are in L2; one loop over n for
+ * the products batched over n. */
 #include <stdio.h>
 #include <string.h>
 
@@ -81,8 +87,8 @@ static int64_t stage_rows(const floyd_plan *plan)
     return plan->nb > plan->kb ? plan->nb : plan->kb;
 }
 
-/* Slot scratch: P and dS (NB x MB x KB each, n rows LDN apart), then two staging buffers of
- * stage_rows x D floats. */
+/* Slot scratch: P and dS (NB x MB x KB each, n rows LDN apart), then two
+ * staging buffers of stage_rows x D floats. */
 static uint64_t slot_floats(const floyd_plan *plan)
 {
     return 2u * (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan) +

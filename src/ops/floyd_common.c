@@ -406,22 +406,42 @@ void floyd_finish_output(const floyd_run *run, const aclOpExecutor *executor, in
     }
 }
 
-void floyd_tile_products(const floyd_run *run, void *scratch, const float *x, const float *y1, const float *y2,
-                         int64_t n0, int64_t m0, int64_t k0, float *out)
+void floyd_tile_products_y1(const floyd_run *run, void *scratch, const float *x, const float *y1, int64_t n0,
+                            int64_t m0, int64_t k0, float *out)
 {
     const floyd_dims *d = &run->plan->dims;
     const int64_t M = d->M, K = d->K, D = d->D;
     const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb, LDN = floyd_tile_ldn(run->plan);
-    /* y1 term, batched over n: x[n, m0.., :] (MB x D) . y1[n, k0.., :]^T (D x KB). */
+    /* x[n, m0.., :] (MB x D) . y1[n, k0.., :]^T (D x KB), batched over n. */
     for (int64_t nl = 0; nl < NB; ++nl) {
         const int64_t n = n0 + nl;
+        if (nl + 1 < NB) {
+            floyd_prefetch_range(x + ((n + 1) * M + m0) * D, MB * D);
+            floyd_prefetch_range(y1 + ((n + 1) * K + k0) * D, KB * D);
+            floyd_prefetch_for_write(out + (nl + 1) * LDN, MB * KB);
+        }
         floyd_gemm(run, scratch, MB, KB, D, x + (n * M + m0) * D, D, 1, y1 + (n * K + k0) * D, 1, D,
                    out + nl * LDN, KB, 0);
     }
-    /* y2 term, batched over m: x[n0.., m, :] (NB x D) . y2[k0.., m, :]^T (D x KB). */
-    for (int64_t ml = 0; ml < MB; ++ml) {
-        const int64_t m = m0 + ml;
-        floyd_gemm(run, scratch, NB, KB, D, x + (n0 * M + m) * D, M * D, 1, y2 + (k0 * M + m) * D, 1,
-                   M * D, out + ml * KB, LDN, 1);
+}
+
+void floyd_tile_products_y2(const floyd_run *run, void *scratch, const float *x, const float *y2, int64_t n0,
+                            int64_t m0, int64_t k0, int64_t ml, float *out)
+{
+    const floyd_dims *d = &run->plan->dims;
+    const int64_t M = d->M, D = d->D;
+    const int64_t NB = run->plan->nb, KB = run->plan->kb, LDN = floyd_tile_ldn(run->plan);
+    const int64_t m = m0 + ml;
+    /* x[n0.., m, :] (NB x D) . y2[k0.., m, :]^T (D x KB). */
+    floyd_gemm(run, scratch, NB, KB, D, x + (n0 * M + m) * D, M * D, 1, y2 + (k0 * M + m) * D, 1, M * D,
+               out + ml * KB, LDN, 1);
+}
+
+void floyd_tile_products(const floyd_run *run, void *scratch, const float *x, const float *y1, const float *y2,
+                         int64_t n0, int64_t m0, int64_t k0, float *out)
+{
+    floyd_tile_products_y1(run, scratch, x, y1, n0, m0, k0, out);
+    for (int64_t ml = 0; ml < run->plan->mb; ++ml) {
+        floyd_tile_products_y2(run, scratch, x, y2, n0, m0, k0, ml, out);
     }
 }

@@ -157,6 +157,24 @@ static inline void floyd_prefetch_rows(const float *base, int64_t rows, int64_t 
     }
 }
 
+/* The same for one contiguous range of `floats` floats. The products
+ * batched over n read blocks of 64 KiB and more that the previous products
+ * evicted; asking for the next n's blocks while the current one runs hides
+ * the first-touch misses of the micro-kernel and of the packing. */
+static inline void floyd_prefetch_range(const float *base, int64_t floats)
+{
+    floyd_prefetch_rows(base, 1, 0, floats);
+}
+
+/* The same for a range that is about to be overwritten: the stores of the
+ * micro-kernel then find their lines owned instead of each waiting for one. */
+static inline void floyd_prefetch_for_write(float *base, int64_t floats)
+{
+    for (int64_t i = 0; i < floats; i += 16) {
+        __builtin_prefetch(base + i, 1, 3);
+    }
+}
+
 /* Floats between the rows of consecutive n in a [nb][mb][kb] tile: mb*kb
  * plus one cache line, so that the batched-over-m products, which step
  * through the tile by n, do not hit one L1 set at a power-of-two stride. */
@@ -172,5 +190,11 @@ static inline int64_t floyd_tile_ldn(const floyd_plan *plan)
  * of one slice. S uses (Q, K1, K2); dP uses (dy, V1, V2). */
 void floyd_tile_products(const floyd_run *run, void *scratch, const float *x, const float *y1, const float *y2,
                          int64_t n0, int64_t m0, int64_t k0, float *out);
+/* Its two halves: the y1 terms of the whole tile (out = ...), and the y2
+ * terms of the one m = m0 + ml (out += ...), which must follow the first. */
+void floyd_tile_products_y1(const floyd_run *run, void *scratch, const float *x, const float *y1, int64_t n0,
+                            int64_t m0, int64_t k0, float *out);
+void floyd_tile_products_y2(const floyd_run *run, void *scratch, const float *x, const float *y2, int64_t n0,
+                            int64_t m0, int64_t k0, int64_t ml, float *out);
 
 #endif /* EMU_OPS_FLOYD_COMMON_H_ */

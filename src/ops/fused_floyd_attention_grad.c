@@ -16,8 +16,14 @@
  * which keeps both cores busy on the short first and last diagonals. dq sums
  * over all keys: chunk 0 accumulates into dq, chunk c > 0 into a dense
  * [NB, MB, D] partial tile of its own; after each step the partial tiles
- * of that step are added to dq in chunk order. */
-#include <math.h>
+ * of that step are added to dq in chunk order.
+ *
+ * Within a tile and key block, the P and dS tiles (8 MiB each at the
+ * default 64 x 128 x 128) live in L3, so the work is ordered to sweep them
+ * three times: the K1/V1 terms of S and dP (batched over n); one loop over
+ * m that adds the K2/V2 terms, forms that m's rows of P and dS and runs every
+ * product batched over m on them while they are in L2; one loop over n for
+ * the products batched over n. */
 #include <stdio.h>
 #include <string.h>
 
@@ -75,10 +81,33 @@ static int64_t chunk_start(int64_t K, int64_t chunks, int64_t c)
     return c * blocks / chunks * FLOYD_KEY_CHUNK_ALIGN;
 }
 
-/* Slot scratch: P and dS (ROWS x KB each). */
+/* Rows of D floats in each of the two dense staging buffers of a slot. */
+static int64_t stage_rows(const floyd_plan *plan)
+{
+    return plan->nb > plan->kb ? plan->nb : plan->kb;
+}
+
+/* Slot scratch: P and dS (NB x MB x KB each, n rows LDN apart), then two
+ * staging buffers of stage_rows x D floats. */
 static uint64_t slot_floats(const floyd_plan *plan)
 {
-    return 2u * (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan);
+    return 2u * (uint64_t)plan->nb * (uint64_t)floyd_tile_ldn(plan) +
+           2u * (uint64_t)stage_rows(plan) * (uint64_t)plan->dims.D;
+}
+
+/* dst (rows of n floats, dense) = rows of src, src_stride floats apart. */
+static void gather_rows(float *dst, const float *src, int64_t rows, int64_t src_stride, int64_t n)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        memcpy(dst + r * n, src + r * src_stride, (size_t)n * sizeof(float));
+    }
+}
+
+static void scatter_rows(float *dst, int64_t dst_stride, const float *src, int64_t rows, int64_t n)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        memcpy(dst + r * dst_stride, src + r * n, (size_t)n * sizeof(float));
+    }
 }
 
 static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chunk, int64_t ti, int64_t tj)
@@ -86,7 +115,7 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
     const floyd_run *run = &ctx->run;
     const floyd_dims *d = &run->plan->dims;
     const int64_t N = d->N, M = d->M, K = d->K, D = d->D;
-    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb, ROWS = NB * MB;
+    const int64_t NB = run->plan->nb, MB = run->plan->mb, KB = run->plan->kb;
     const int64_t LDN = floyd_tile_ldn(run->plan);
     const int64_t b = slice / d->H, h = slice % d->H;
     const int64_t n0 = ti * NB, m0 = tj * MB;
@@ -106,58 +135,71 @@ static void grad_tile(const grad_ctx *ctx, int slot, int64_t slice, int64_t chun
     const float *row_max = ctx->max + slice * N * M, *row_sum = ctx->sum + slice * N * M;
     float *p = floyd_slot(run, slot);
     float *ds = p + NB * LDN;
+    /* The products batched over m update rows M*D floats apart (a new page
+     * per row, all in the same cache sets); they run on dense copies. */
+    float *stage_a = ds + NB * LDN, *stage_b = stage_a + stage_rows(run->plan) * D;
     const float *dsum = ctx->dsum + slice * N * M;
     void *scratch = floyd_slot_gemm_scratch(run, slot);
     const float scale = run->plan->scale;
 
     const int64_t k_begin = chunk_start(K, ctx->chunks, chunk), k_end = chunk_start(K, ctx->chunks, chunk + 1);
     for (int64_t k0 = k_begin; k0 < k_end; k0 += KB) {
-        floyd_tile_products(run, scratch, q, k1, k2, n0, m0, k0, p);
-        floyd_tile_products(run, scratch, dy, v1, v2, n0, m0, k0, ds);
-        for (int64_t r = 0; r < ROWS; ++r) {
-            const int64_t n = n0 + r / MB, m = m0 + r % MB;
-            const int64_t at = r / MB * LDN + r % MB * KB;
-            float *pr = p + at, *dsr = ds + at;
-            run->ew->softmax(KB, pr, floyd_mask_row(run, b, h, n, m, k0), scale, row_max[n * M + m],
-                             row_sum[n * M + m]);
-            run->ew->softmax_grad(KB, pr, dsr, dsum[n * M + m], scale); /* ds = scale * P * (dP - Dsum) */
-        }
-        /* dq += dS . K1 (batched over n), then dS . K2 (batched over m). */
-        for (int64_t nl = 0; nl < NB; ++nl) {
-            const int64_t n = n0 + nl;
-            floyd_gemm(run, scratch, MB, D, KB, ds + nl * LDN, KB, 1,
-                       k1 + (n * K + k0) * D, D, 1, dq + nl * dq_ldn, D, k0 > k_begin);
-        }
-        for (int64_t ml = 0; ml < MB; ++ml) {
-            const int64_t m = m0 + ml;
-            if (ml + 1 < MB) {
-                floyd_prefetch_rows(k2 + (k0 * M + m + 1) * D, KB, M * D, D);
-                floyd_prefetch_rows(dq + (ml + 1) * D, NB, dq_ldn, D);
-            }
-            floyd_gemm(run, scratch, NB, D, KB, ds + ml * KB, LDN, 1,
-                       k2 + (k0 * M + m) * D, M * D, 1, dq + ml * D, dq_ldn, 1);
-        }
-        /* dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
-        for (int64_t nl = 0; nl < NB; ++nl) {
-            const int64_t n = n0 + nl;
-            const int64_t rows = nl * LDN, x = (n * M + m0) * D, c = (n * K + k0) * D;
-            floyd_gemm(run, scratch, KB, D, MB, ds + rows, 1, KB, q + x, D, 1, dk1 + c, D, tj > 0);
-            floyd_gemm(run, scratch, KB, D, MB, p + rows, 1, KB, dy + x, D, 1, dv1 + c, D, tj > 0);
-        }
-        /* dk2[k, m] += dS[:, m]^T . Q[n-tile, m], dv2[k, m] += P[:, m]^T . dy[n-tile, m]. */
+        floyd_tile_products_y1(run, scratch, q, k1, n0, m0, k0, p);
+        floyd_tile_products_y1(run, scratch, dy, v1, n0, m0, k0, ds);
+        /* Batched over m, one pass over the tile: S and dP of this m get
+         * their K2/V2 terms, its NB rows of P and dS are formed, then
+         * dq += dS[:, m] . K2[:, m], dk2[k, m] += dS[:, m]^T . Q[n-tile, m] and
+         * dv2[k, m] += P[:, m]^T . dy[n-tile, m], while dS[:, m] is in L2.
+         * dq takes its K2 terms before its K1 terms (next loop). */
         for (int64_t ml = 0; ml < MB; ++ml) {
             const int64_t m = m0 + ml;
             const int64_t rows = ml * KB, x = (n0 * M + m) * D, c = (k0 * M + m) * D;
             if (ml + 1 < MB) {
+                floyd_prefetch_rows(k2 + c + D, KB, M * D, D);
+                floyd_prefetch_rows(v2 + c + D, KB, M * D, D);
                 floyd_prefetch_rows(q + x + D, NB, M * D, D);
                 floyd_prefetch_rows(dy + x + D, NB, M * D, D);
                 floyd_prefetch_rows(dk2 + c + D, KB, M * D, D);
                 floyd_prefetch_rows(dv2 + c + D, KB, M * D, D);
             }
-            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1,
-                       dk2 + c, M * D, ti > 0);
-            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1,
-                       dv2 + c, M * D, ti > 0);
+            floyd_tile_products_y2(run, scratch, q, k2, n0, m0, k0, ml, p);
+            floyd_tile_products_y2(run, scratch, dy, v2, n0, m0, k0, ml, ds);
+            for (int64_t nl = 0; nl < NB; ++nl) {
+                const int64_t n = n0 + nl, at = nl * LDN + rows;
+                run->ew->softmax(KB, p + at, floyd_mask_row(run, b, h, n, m, k0), scale, row_max[n * M + m],
+                                 row_sum[n * M + m]);
+                run->ew->softmax_grad(KB, p + at, ds + at, dsum[n * M + m], scale); /* ds = scale*P*(dP - Dsum) */
+            }
+            const int dq_started = k0 > k_begin;
+            if (dq_started) {
+                gather_rows(stage_a, dq + ml * D, NB, dq_ldn, D);
+            }
+            floyd_gemm(run, scratch, NB, D, KB, ds + rows, LDN, 1, k2 + c, M * D, 1, stage_a, D, dq_started);
+            scatter_rows(dq + ml * D, dq_ldn, stage_a, NB, D);
+            if (ti > 0) {
+                gather_rows(stage_a, dk2 + c, KB, M * D, D);
+                gather_rows(stage_b, dv2 + c, KB, M * D, D);
+            }
+            floyd_gemm(run, scratch, KB, D, NB, ds + rows, 1, LDN, q + x, M * D, 1, stage_a, D, ti > 0);
+            floyd_gemm(run, scratch, KB, D, NB, p + rows, 1, LDN, dy + x, M * D, 1, stage_b, D, ti > 0);
+            scatter_rows(dk2 + c, M * D, stage_a, KB, D);
+            scatter_rows(dv2 + c, M * D, stage_b, KB, D);
+        }
+        /* Batched over n, one pass over the tile: dq += dS[n] . K1[n],
+         * dk1[n, k] += dS[n]^T . Q[n, m-tile], dv1[n, k] += P[n]^T . dy[n, m-tile]. */
+        for (int64_t nl = 0; nl < NB; ++nl) {
+            const int64_t n = n0 + nl;
+            const int64_t rows = nl * LDN, x = (n * M + m0) * D, c = (n * K + k0) * D;
+            if (nl + 1 < NB) {
+                floyd_prefetch_range(k1 + c + K * D, KB * D);
+                floyd_prefetch_range(q + x + M * D, MB * D);
+                floyd_prefetch_range(dy + x + M * D, MB * D);
+                floyd_prefetch_range(dk1 + c + K * D, KB * D);
+                floyd_prefetch_range(dv1 + c + K * D, KB * D);
+            }
+            floyd_gemm(run, scratch, MB, D, KB, ds + rows, KB, 1, k1 + c, D, 1, dq + nl * dq_ldn, D, 1);
+            floyd_gemm(run, scratch, KB, D, MB, ds + rows, 1, KB, q + x, D, 1, dk1 + c, D, tj > 0);
+            floyd_gemm(run, scratch, KB, D, MB, p + rows, 1, KB, dy + x, D, 1, dv1 + c, D, tj > 0);
         }
     }
 }
@@ -173,18 +215,13 @@ static void grad_range(void *opaque, size_t begin, size_t end)
     }
 }
 
-/* dsum[r] = sum_d dy[r, d] * attentionIn[r, d], one fma chain per row. */
+/* dsum[r] = sum_d dy[r, d] * attentionIn[r, d] (D is a multiple of 16). */
 static void dsum_range(void *opaque, size_t begin, size_t end)
 {
     const grad_ctx *ctx = opaque;
     const int64_t D = ctx->run.plan->dims.D;
     for (size_t r = begin; r < end; ++r) {
-        const float *dy = ctx->dy + (int64_t)r * D, *o = ctx->o + (int64_t)r * D;
-        float acc = 0.0f;
-        for (int64_t i = 0; i < D; ++i) {
-            acc = fmaf(dy[i], o[i], acc);
-        }
-        ctx->dsum[r] = acc;
+        ctx->dsum[r] = ctx->run.ew->dot((size_t)D, ctx->dy + (int64_t)r * D, ctx->o + (int64_t)r * D);
     }
 }
 

@@ -1,6 +1,6 @@
 /*
  * Standalone test of the SIMD kernel layer (src/kernels): ISA plumbing,
- * fp16/bf16 conversions and SiLU, for every ISA level this CPU supports.
+ * fp16/bf16 conversions, SiLU and the Floyd dot product, for every ISA level this CPU supports.
  * Each check group prints one line; the last line is "N passed, M failed"
  * and the exit code is 1 if anything failed.
  */
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernels/convert/convert.h"
+#include "kernels/floyd/floyd.h"
 #include "kernels/isa.h"
 #include "kernels/silu/silu.h"
 
@@ -570,6 +571,46 @@ static void test_silu_ulp(emu_isa isa) {
     free(y);
 }
 
+/* The Floyd family's dot product (Dsum of the backward): bit-identical to
+ * the scalar kernel in every ISA, and within the error bound of its
+ * summation (16 fma chains of n/16 terms, then 4 levels of additions:
+ * (n/16 + 4) * 2^-24 * sum|x*y| to first order; n/16 + 5 allowed) of the
+ * float64 dot product. */
+static void test_floyd_dot_isa(emu_isa isa) {
+    const emu_floyd_kernels* k = emu_floyd_select(isa);
+    const emu_floyd_kernels* ks = emu_floyd_select(EMU_ISA_SCALAR);
+    static const size_t lengths[] = {16, 32, 64, 128, 4096};
+    enum { MAX_LEN = 4096 };
+    float* x = xmalloc(MAX_LEN * sizeof *x);
+    float* y = xmalloc(MAX_LEN * sizeof *y);
+    int same = 1, close = 1;
+    double worst = 0;
+    for (int round = 0; round < 50; ++round) {
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; ++li) {
+            const size_t n = lengths[li];
+            for (size_t i = 0; i < n; ++i) {
+                x[i] = rnd_uniform(-1.0f, 1.0f) * ldexpf(1.0f, (int)(rnd32() % 9) - 4);
+                y[i] = rnd_uniform(-1.0f, 1.0f);
+            }
+            const float got = k->dot(n, x, y), want_bits = ks->dot(n, x, y);
+            double exact = 0, magnitude = 0;
+            for (size_t i = 0; i < n; ++i) {
+                exact += (double)x[i] * (double)y[i];
+                magnitude += fabs((double)x[i] * (double)y[i]);
+            }
+            const double err = fabs((double)got - exact), bound = ((double)n / 16 + 5) * ldexp(1.0, -24) * magnitude;
+            same &= same_float(got, want_bits);
+            close &= err <= bound;
+            if (magnitude > 0 && err / magnitude > worst) worst = err / magnitude;
+        }
+    }
+    check(same, "floyd dot[%s]: equals the scalar kernel bit for bit (lengths 16..4096)", emu_isa_name(isa));
+    check(close, "floyd dot[%s]: within (n/16+5)*2^-24*sum|x*y| of the float64 dot (worst %.3g of sum|x*y|)",
+          emu_isa_name(isa), worst);
+    free(x);
+    free(y);
+}
+
 int main(void) {
     test_isa_api();
     float* in;
@@ -581,6 +622,7 @@ int main(void) {
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_silu_isa((emu_isa)isa);
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_silu_half_isa((emu_isa)isa);
     test_silu_ulp(det);
+    for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_floyd_dot_isa((emu_isa)isa);
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -97,7 +97,8 @@ static inline float emu_floyd_combine_sum_(float* lane) {
     float emu_f32_floyd_exp_sum__##isa(size_t n, float* s, float max);                             \
     void emu_f32_floyd_softmax__##isa(size_t n, float* s, const uint8_t* mask, float scale, float max, \
                                       float sum);                                                  \
-    void emu_f32_floyd_softmax_grad__##isa(size_t n, const float* p, float* dp, float dsum, float scale);
+    void emu_f32_floyd_softmax_grad__##isa(size_t n, const float* p, float* dp, float dsum, float scale); \
+    float emu_f32_floyd_dot__##isa(size_t n, const float* x, const float* y);
 
 EMU_FLOYD_DECLARE(scalar)
 #if defined(EMU_HAVE_X86_KERNELS)

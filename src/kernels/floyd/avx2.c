@@ -87,3 +87,15 @@ void emu_f32_floyd_softmax_grad__avx2(size_t n, const float* p, float* dp, float
         _mm256_storeu_ps(dp + i, _mm256_mul_ps(vs, _mm256_mul_ps(_mm256_loadu_ps(p + i), t)));
     }
 }
+
+float emu_f32_floyd_dot__avx2(size_t n, const float* x, const float* y) {
+    __m256 lo = _mm256_setzero_ps(), hi = lo;
+    for (size_t i = 0; i < n; i += EMU_FLOYD_LANES) {
+        lo = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), lo);
+        hi = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), hi);
+    }
+    float lane[EMU_FLOYD_LANES];
+    _mm256_storeu_ps(lane, lo);
+    _mm256_storeu_ps(lane + 8, hi);
+    return emu_floyd_combine_sum_(lane);
+}

@@ -77,3 +77,13 @@ void emu_f32_floyd_softmax_grad__avx512(size_t n, const float* p, float* dp, flo
         _mm512_storeu_ps(dp + i, _mm512_mul_ps(vs, _mm512_mul_ps(_mm512_loadu_ps(p + i), t)));
     }
 }
+
+float emu_f32_floyd_dot__avx512(size_t n, const float* x, const float* y) {
+    __m512 acc = _mm512_setzero_ps();
+    for (size_t i = 0; i < n; i += EMU_FLOYD_LANES) {
+        acc = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i), acc);
+    }
+    float lane[EMU_FLOYD_LANES];
+    _mm512_storeu_ps(lane, acc);
+    return emu_floyd_combine_sum_(lane);
+}

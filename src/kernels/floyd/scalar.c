@@ -35,3 +35,11 @@ void emu_f32_floyd_softmax__scalar(size_t n, float* s, const uint8_t* mask, floa
 void emu_f32_floyd_softmax_grad__scalar(size_t n, const float* p, float* dp, float dsum, float scale) {
     for (size_t i = 0; i < n; ++i) dp[i] = scale * (p[i] * (dp[i] - dsum));
 }
+
+float emu_f32_floyd_dot__scalar(size_t n, const float* x, const float* y) {
+    float lane[EMU_FLOYD_LANES] = {0};
+    for (size_t i = 0; i < n; i += EMU_FLOYD_LANES) {
+        for (int j = 0; j < EMU_FLOYD_LANES; ++j) lane[j] = fmaf(x[i + j], y[i + j], lane[j]);
+    }
+    return emu_floyd_combine_sum_(lane);
+}

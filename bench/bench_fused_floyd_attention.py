@@ -129,6 +129,7 @@ def main():
                 for g, r in zip(grads, ref):
                     r = r.float().numpy()
                     worst = max(worst, float(np.abs(g.astype(np.float32) - r).max() / (np.abs(r).max() + 1e-30)))
+                time.sleep(0.5)  # the check just ran PyTorch: let its workers stop spinning first
             # Ours first, then PyTorch: its OpenMP workers spin for a while after each call and
             # would take the cores from the next timed call if the two were interleaved.
             for _ in range(args.reps):

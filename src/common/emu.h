@@ -92,6 +92,10 @@ struct emu_task {
     /* Called once after run, on the thread that ran it: frees the task and
      * what it owns. NULL: nothing to free. */
     void (*release)(emu_task *task);
+    /* Run release with the stream's lock held, at the moment the task counts
+     * complete, instead of before: what release makes visible (an event's
+     * record) is then never seen apart from the stream's completion. */
+    bool release_on_completion;
     /* Whether the task reads or writes [base, base+size): aclrtFree of a block
      * waits for the queued tasks that use it. NULL: no device memory. */
     bool (*uses)(const emu_task *task, const void *base, size_t size);

@@ -105,11 +105,15 @@ static void run_next_locked(emu_stream *s)
         s->kernel_fresh = true;
     }
     s->running = NULL;
-    pthread_mutex_unlock(&s->lock);
-    /* Released before the task counts as complete, so that a synchronized
-     * host sees consumed executors already freed (leak checks). */
-    finish_task(task);
-    pthread_mutex_lock(&s->lock);
+    if (!task->release_on_completion) {
+        pthread_mutex_unlock(&s->lock);
+        /* Released before the task counts as complete, so that a synchronized
+         * host sees consumed executors already freed (leak checks). */
+        finish_task(task);
+        pthread_mutex_lock(&s->lock);
+    } else {
+        finish_task(task); /* takes events_lock inside s->lock; nothing nests them the other way */
+    }
     s->completed = seq;
     s->busy_seq = 0;
     pthread_cond_broadcast(&s->task_done);
@@ -525,29 +529,20 @@ typedef struct {
     bool on_heap;    /* queued markers are on the heap; inline ones on the stack */
 } event_marker;
 
+/* A wait holds its stream here. A record or reset takes effect in its
+ * release, which a stream runs as the marker counts complete: a thread that
+ * sees the event recorded also sees the recording stream past the marker
+ * (a consumer synchronized after waiting on it finds the producer done). */
 static void run_marker(emu_task *task)
 {
     event_marker *m = (event_marker *)task;
+    if (m->kind != MARK_WAIT) {
+        return;
+    }
     emu_event *ev = m->event;
     pthread_mutex_lock(&events_lock);
-    switch (m->kind) {
-    case MARK_RECORD:
-        if (m->target > ev->completed) {
-            ev->completed = m->target;
-        }
-        ev->recorded = true;
-        ev->timestamp_ms = emu_now_ms();
-        pthread_cond_broadcast(&events_changed);
-        break;
-    case MARK_RESET:
-        ev->recorded = false;
-        pthread_cond_broadcast(&events_changed);
-        break;
-    case MARK_WAIT:
-        while (ev->completed < m->target) {
-            pthread_cond_wait(&events_changed, &events_lock);
-        }
-        break;
+    while (ev->completed < m->target) {
+        pthread_cond_wait(&events_changed, &events_lock);
     }
     pthread_mutex_unlock(&events_lock);
 }
@@ -555,8 +550,20 @@ static void run_marker(emu_task *task)
 static void release_marker(emu_task *task)
 {
     event_marker *m = (event_marker *)task;
+    emu_event *ev = m->event;
     pthread_mutex_lock(&events_lock);
-    event_release_locked(m->event);
+    if (m->kind == MARK_RECORD) {
+        if (m->target > ev->completed) {
+            ev->completed = m->target;
+        }
+        ev->recorded = true;
+        ev->timestamp_ms = emu_now_ms();
+        pthread_cond_broadcast(&events_changed);
+    } else if (m->kind == MARK_RESET) {
+        ev->recorded = false;
+        pthread_cond_broadcast(&events_changed);
+    }
+    event_release_locked(ev);
     pthread_mutex_unlock(&events_lock);
     if (m->on_heap) {
         free(m);
@@ -575,6 +582,7 @@ static aclError submit_marker(const char *api, emu_event *ev, aclrtStream stream
     memset(m, 0, sizeof *m);
     m->task.run = run_marker;
     m->task.release = release_marker;
+    m->task.release_on_completion = true;
     m->event = ev;
     m->kind = kind;
     m->on_heap = !inline_run;

@@ -147,14 +147,17 @@ void emu_bf16_silu__avx2_u16(size_t n, const uint16_t* x, uint16_t* y) {
     silu_half(emu_silu_bf16_table_(), n, x, y);
 }
 
-/* The gradient factor g(x) is read with plain scalar loads into a stack
- * block, not with vgatherdps: on Zen 3 a gather of 8 lanes costs about as
- * much as the rest of the loop, and 16 scalar loads plus stores retire on
- * the load/store ports while the vector units do the conversions (measured
- * in L1: 0.35-0.39 against 0.53-0.59 ns per element). The block is filled in
- * the lane order the type's conversion wants: natural for fp16; for bf16 the
- * order emu_load_bf16_pair_16 and emu_store_bf16_pair_16 use (lo = elements
- * 0-3 and 8-11, hi = 4-7 and 12-15), so no cross-lane shuffle is needed. */
+/* The gradient factor g(x) is read with plain scalar loads, not with
+ * vgatherdps: on Zen 3 a gather of 8 lanes costs about as much as the rest
+ * of the loop (1 core, L1-resident: 0.35-0.39 against 0.53-0.59 ns per
+ * element). GCC assembles the block into vectors with vmovss/vinsertps
+ * from memory; copying the entries through general registers into the
+ * stack instead was 3x slower (the vector reload waits on 8 stores), and
+ * extracting the indices from 64-bit loads of x 2x slower. The block is
+ * filled in the lane order the type's conversion wants: natural for fp16;
+ * for bf16 the order emu_load_bf16_pair_16 and emu_store_bf16_pair_16 use
+ * (lo = elements 0-3 and 8-11, hi = 4-7 and 12-15), so no cross-lane
+ * shuffle is needed. */
 static inline int bf16_pair_slot(int k) { return (k & 3) | ((k & 4) << 1) | ((k & 8) >> 1); }
 
 static inline void lookup_16(const float* factor, const uint16_t* x, int bf16_order, float* block) {

@@ -15,6 +15,7 @@
 #include "kernels/convert/convert.h"
 #include "kernels/floyd/floyd.h"
 #include "kernels/isa.h"
+#include "kernels/moe/moe.h"
 #include "kernels/silu/silu.h"
 
 #define TEST_RNG_SEED 0x9E3779B97F4A7C15ull
@@ -611,6 +612,37 @@ static void test_floyd_dot_isa(emu_isa isa) {
     free(y);
 }
 
+/* MoeTokenPermute's row copy, with and without non-temporal stores: the
+ * source bytes and nothing else, at every dst offset from a 64-byte
+ * boundary and lengths around the 32/64/128/256-byte steps (the streaming
+ * form copies a head to the boundary, whole steps, then the rest). */
+static void test_moe_copy_row_isa(emu_isa isa) {
+    static const size_t lengths[] = {0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1000, 4097};
+    const emu_moe_kernels* k = emu_moe_select(isa);
+    enum { MAX_BYTES = 4097, SHIFTS = 65 };
+    unsigned char* src = xmalloc(MAX_BYTES);
+    unsigned char* buffer = xmalloc(MAX_BYTES + 2 * GUARD + 2 * SHIFTS);
+    for (size_t i = 0; i < MAX_BYTES; ++i) src[i] = (unsigned char)rnd32();
+    unsigned char* base = buffer + (64 - (uintptr_t)buffer % 64) % 64 + GUARD;
+    int ok = 1;
+    for (int stream = 0; stream <= 1; ++stream) {
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; ++li) {
+            for (size_t shift = 0; shift < SHIFTS; ++shift) {
+                const size_t bytes = lengths[li];
+                unsigned char* dst = base + shift;
+                memset(dst - GUARD, GUARD_BYTE, bytes + 2 * GUARD);
+                k->copy_row(bytes, src, dst, stream != 0);
+                ok &= guard_ok(dst - GUARD, GUARD) && guard_ok(dst + bytes, GUARD) && memcmp(dst, src, bytes) == 0;
+            }
+        }
+    }
+    check(ok && strcmp(k->isa_name, emu_isa_name(isa)) == 0,
+          "moe copy_row[%s]: plain and streaming copies give the source bytes at every dst offset, guards intact",
+          emu_isa_name(isa));
+    free(src);
+    free(buffer);
+}
+
 int main(void) {
     test_isa_api();
     float* in;
@@ -623,6 +655,7 @@ int main(void) {
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_silu_half_isa((emu_isa)isa);
     test_silu_ulp(det);
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_floyd_dot_isa((emu_isa)isa);
+    for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_moe_copy_row_isa((emu_isa)isa);
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

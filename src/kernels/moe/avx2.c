@@ -7,6 +7,7 @@
 
 #include "kernels/convert/convert.h"
 #include "kernels/moe/moe.h"
+#include "kernels/stream_copy_x86.h"
 
 enum { PREFETCH_BYTES = 1024 };
 
@@ -116,27 +117,10 @@ DEFINE_GATHER_SUM(f16, 2, load8_f16, store8_f16, tail_f16, put_f16)
 DEFINE_GATHER_SUM(bf16, 2, load8_bf16, store8_bf16, tail_bf16, put_bf16)
 
 void emu_moe_copy_row__avx2(size_t bytes, const void* src, void* dst, bool stream) {
-    const char* s = (const char*)src;
-    char* d = (char*)dst;
-    if (!stream || ((uintptr_t)d % 32) != 0) {
-        memcpy(d, s, bytes);
+    if (!stream) {
+        memcpy(dst, src, bytes);
         return;
     }
-    size_t i = 0;
-    for (; i + 128 <= bytes; i += 128) {
-        _mm_prefetch(s + i + PREFETCH_BYTES, _MM_HINT_T0);
-        _mm_prefetch(s + i + PREFETCH_BYTES + 64, _MM_HINT_T0);
-        const __m256i v0 = _mm256_loadu_si256((const __m256i*)(s + i));
-        const __m256i v1 = _mm256_loadu_si256((const __m256i*)(s + i + 32));
-        const __m256i v2 = _mm256_loadu_si256((const __m256i*)(s + i + 64));
-        const __m256i v3 = _mm256_loadu_si256((const __m256i*)(s + i + 96));
-        _mm256_stream_si256((__m256i*)(d + i), v0);
-        _mm256_stream_si256((__m256i*)(d + i + 32), v1);
-        _mm256_stream_si256((__m256i*)(d + i + 64), v2);
-        _mm256_stream_si256((__m256i*)(d + i + 96), v3);
-    }
-    for (; i + 32 <= bytes; i += 32)
-        _mm256_stream_si256((__m256i*)(d + i), _mm256_loadu_si256((const __m256i*)(s + i)));
-    memcpy(d + i, s + i, bytes - i);
+    emu_stream_copy_avx2(dst, src, bytes, PREFETCH_BYTES); /* the source row is far away: prefetch it */
     _mm_sfence();
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/moe/moe.h"
+#include "kernels/stream_copy_x86.h"
 
 enum { PREFETCH_BYTES = 1024 };
 
@@ -98,22 +99,10 @@ DEFINE_GATHER_SUM(f16, 2, load16_f16, store16_f16)
 DEFINE_GATHER_SUM(bf16, 2, load16_bf16, store16_bf16)
 
 void emu_moe_copy_row__avx512(size_t bytes, const void* src, void* dst, bool stream) {
-    const char* s = (const char*)src;
-    char* d = (char*)dst;
-    if (!stream || ((uintptr_t)d % 64) != 0) {
-        memcpy(d, s, bytes);
+    if (!stream) {
+        memcpy(dst, src, bytes);
         return;
     }
-    size_t i = 0;
-    for (; i + 128 <= bytes; i += 128) {
-        _mm_prefetch(s + i + PREFETCH_BYTES, _MM_HINT_T0);
-        _mm_prefetch(s + i + PREFETCH_BYTES + 64, _MM_HINT_T0);
-        const __m512i v0 = _mm512_loadu_si512((const void*)(s + i));
-        const __m512i v1 = _mm512_loadu_si512((const void*)(s + i + 64));
-        _mm512_stream_si512((void*)(d + i), v0);
-        _mm512_stream_si512((void*)(d + i + 64), v1);
-    }
-    for (; i + 64 <= bytes; i += 64) _mm512_stream_si512((void*)(d + i), _mm512_loadu_si512((const void*)(s + i)));
-    memcpy(d + i, s + i, bytes - i);
+    emu_stream_copy_avx512(dst, src, bytes, PREFETCH_BYTES); /* the source row is far away: prefetch it */
     _mm_sfence();
 }

@@ -98,34 +98,9 @@ static inline void bf16_store16(uint16_t* p, __m256 v0, __m256 v1) {
 #undef H_FROM_F32
 #undef H_NAME
 
-#include <string.h>
+#include "kernels/stream_copy_x86.h"
 
-/* Whole 32-byte blocks go out with non-temporal stores from dst's first
- * 32-byte boundary on; the ragged ends are plain copies. Only bytes move,
- * so the output bits are those of the kernel that filled src. */
-void emu_rope_stream_copy__avx2(size_t bytes, const void* src, void* dst) {
-    const unsigned char* s = src;
-    unsigned char* o = dst;
-    size_t head = (size_t)(-(uintptr_t)o & 31u);
-    if (head > bytes) head = bytes;
-    memcpy(o, s, head);
-    size_t i = head;
-    /* Four blocks per step: the loop's own instructions were a third of
-     * the copy's (0.8 instructions per fp32 element with one block). */
-    for (; i + 128 <= bytes; i += 128) {
-        const __m256i b0 = _mm256_loadu_si256((const __m256i*)(s + i));
-        const __m256i b1 = _mm256_loadu_si256((const __m256i*)(s + i + 32));
-        const __m256i b2 = _mm256_loadu_si256((const __m256i*)(s + i + 64));
-        const __m256i b3 = _mm256_loadu_si256((const __m256i*)(s + i + 96));
-        _mm256_stream_si256((__m256i*)(o + i), b0);
-        _mm256_stream_si256((__m256i*)(o + i + 32), b1);
-        _mm256_stream_si256((__m256i*)(o + i + 64), b2);
-        _mm256_stream_si256((__m256i*)(o + i + 96), b3);
-    }
-    for (; i + 32 <= bytes; i += 32) {
-        _mm256_stream_si256((__m256i*)(o + i), _mm256_loadu_si256((const __m256i*)(s + i)));
-    }
-    memcpy(o + i, s + i, bytes - i);
-}
+/* The source is the chunk's scratch block, already in L1: no prefetch. */
+void emu_rope_stream_copy__avx2(size_t bytes, const void* src, void* dst) { emu_stream_copy_avx2(dst, src, bytes, 0); }
 
 void emu_rope_stream_fence__avx2(void) { _mm_sfence(); }

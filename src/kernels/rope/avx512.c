@@ -76,30 +76,10 @@ static inline void bf16_store16(uint16_t* p, __m512 v) {
 #undef H_FROM_F32
 #undef H_NAME
 
-#include <string.h>
+#include "kernels/stream_copy_x86.h"
 
-/* As the AVX2 version, with whole 64-byte lines per non-temporal store. */
 void emu_rope_stream_copy__avx512(size_t bytes, const void* src, void* dst) {
-    const unsigned char* s = src;
-    unsigned char* o = dst;
-    size_t head = (size_t)(-(uintptr_t)o & 63u);
-    if (head > bytes) head = bytes;
-    memcpy(o, s, head);
-    size_t i = head;
-    for (; i + 256 <= bytes; i += 256) { /* four blocks per step, as in avx2.c */
-        const __m512i b0 = _mm512_loadu_si512((const void*)(s + i));
-        const __m512i b1 = _mm512_loadu_si512((const void*)(s + i + 64));
-        const __m512i b2 = _mm512_loadu_si512((const void*)(s + i + 128));
-        const __m512i b3 = _mm512_loadu_si512((const void*)(s + i + 192));
-        _mm512_stream_si512((void*)(o + i), b0);
-        _mm512_stream_si512((void*)(o + i + 64), b1);
-        _mm512_stream_si512((void*)(o + i + 128), b2);
-        _mm512_stream_si512((void*)(o + i + 192), b3);
-    }
-    for (; i + 64 <= bytes; i += 64) {
-        _mm512_stream_si512((void*)(o + i), _mm512_loadu_si512((const void*)(s + i)));
-    }
-    memcpy(o + i, s + i, bytes - i);
+    emu_stream_copy_avx512(dst, src, bytes, 0);
 }
 
 void emu_rope_stream_fence__avx512(void) { _mm_sfence(); }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/exp_core.h"
 #include "kernels/floyd/floyd.h"
 
 /* Inputs are clamped to [LO, HI]: exp(-104) rounds to 0 and exp(88.8)
@@ -19,21 +20,6 @@
  * n = round(x*log2(e)) within [-150, 129]. */
 #define EMU_FLOYD_EXP_LO (-104.0f)
 #define EMU_FLOYD_EXP_HI 88.8f
-#define EMU_FLOYD_LOG2E 1.44269504088896341f
-/* 1.5 * 2^23: z = x*log2e + MAGIC rounds x*log2e to an integer n (RNE), and
- * z's bits are MAGIC_BITS + n. */
-#define EMU_FLOYD_MAGIC 12582912.0f
-#define EMU_FLOYD_MAGIC_BITS 0x4B400000
-/* ln 2 = LN2_HI + LN2_LO; LN2_HI has 9 significant bits so n*LN2_HI is exact. */
-#define EMU_FLOYD_LN2_HI 0.693359375f
-#define EMU_FLOYD_LN2_LO (-2.12194440e-4f)
-/* exp(r) ~= 1 + r + r^2 * (P5 + r*(P4 + ... + r*P0)) on |r| <= ln2/2 (Cephes expf). */
-#define EMU_FLOYD_P0 1.9875691500e-4f
-#define EMU_FLOYD_P1 1.3981999507e-3f
-#define EMU_FLOYD_P2 8.3334519073e-3f
-#define EMU_FLOYD_P3 4.1665795894e-2f
-#define EMU_FLOYD_P4 1.6666665459e-1f
-#define EMU_FLOYD_P5 5.0000001201e-1f
 
 static inline float emu_floyd_bits_to_f32_(int32_t bits) {
     float f;
@@ -49,25 +35,15 @@ static inline float emu_floyd_exp_(float x) {
      * SIMD max/min with the clamp constant as first operand. */
     x = (x < EMU_FLOYD_EXP_LO) ? EMU_FLOYD_EXP_LO : x;
     x = (x > EMU_FLOYD_EXP_HI) ? EMU_FLOYD_EXP_HI : x;
-    const float z = fmaf(x, EMU_FLOYD_LOG2E, EMU_FLOYD_MAGIC);
-    const float nf = z - EMU_FLOYD_MAGIC;
+    float z;
+    const float p = emu_exp_core_(x, &z);
     int32_t zb;
     memcpy(&zb, &z, sizeof zb);
-    const int32_t n = zb - EMU_FLOYD_MAGIC_BITS; /* garbage for NaN: the NaN polynomial wins */
-    const int32_t n1 = n >> 1;                    /* arithmetic shift (floor) */
+    const int32_t n = zb - EMU_EXP_MAGIC_BITS; /* garbage for NaN: the NaN polynomial wins */
+    const int32_t n1 = n >> 1;                  /* arithmetic shift (floor) */
     const int32_t n2 = n - n1;
     const float scale1 = emu_floyd_bits_to_f32_((int32_t)((uint32_t)(n1 + 127) << 23));
     const float scale2 = emu_floyd_bits_to_f32_((int32_t)((uint32_t)(n2 + 127) << 23));
-    float r = fmaf(nf, -EMU_FLOYD_LN2_HI, x);
-    r = fmaf(nf, -EMU_FLOYD_LN2_LO, r);
-    float p = EMU_FLOYD_P0;
-    p = fmaf(p, r, EMU_FLOYD_P1);
-    p = fmaf(p, r, EMU_FLOYD_P2);
-    p = fmaf(p, r, EMU_FLOYD_P3);
-    p = fmaf(p, r, EMU_FLOYD_P4);
-    p = fmaf(p, r, EMU_FLOYD_P5);
-    p = fmaf(p, r, 1.0f);
-    p = fmaf(p, r, 1.0f);
     return (p * scale1) * scale2;
 }
 

@@ -7,25 +7,14 @@
 static inline __m256 exp8(__m256 x) {
     x = _mm256_max_ps(_mm256_set1_ps(EMU_FLOYD_EXP_LO), x);
     x = _mm256_min_ps(_mm256_set1_ps(EMU_FLOYD_EXP_HI), x);
-    const __m256 magic = _mm256_set1_ps(EMU_FLOYD_MAGIC);
-    const __m256 z = _mm256_fmadd_ps(x, _mm256_set1_ps(EMU_FLOYD_LOG2E), magic);
-    const __m256 nf = _mm256_sub_ps(z, magic);
-    const __m256i n = _mm256_sub_epi32(_mm256_castps_si256(z), _mm256_set1_epi32(EMU_FLOYD_MAGIC_BITS));
+    __m256 z;
+    const __m256 p = emu_exp_core_avx2(x, &z);
+    const __m256i n = _mm256_sub_epi32(_mm256_castps_si256(z), _mm256_set1_epi32(EMU_EXP_MAGIC_BITS));
     const __m256i n1 = _mm256_srai_epi32(n, 1);
     const __m256i n2 = _mm256_sub_epi32(n, n1);
     const __m256i bias = _mm256_set1_epi32(127);
     const __m256 scale1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
     const __m256 scale2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
-    __m256 r = _mm256_fmadd_ps(nf, _mm256_set1_ps(-EMU_FLOYD_LN2_HI), x);
-    r = _mm256_fmadd_ps(nf, _mm256_set1_ps(-EMU_FLOYD_LN2_LO), r);
-    __m256 p = _mm256_set1_ps(EMU_FLOYD_P0);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_FLOYD_P1));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_FLOYD_P2));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_FLOYD_P3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_FLOYD_P4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_FLOYD_P5));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
     return _mm256_mul_ps(_mm256_mul_ps(p, scale1), scale2);
 }
 

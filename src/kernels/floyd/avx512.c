@@ -6,25 +6,14 @@
 static inline __m512 exp16(__m512 x) {
     x = _mm512_max_ps(_mm512_set1_ps(EMU_FLOYD_EXP_LO), x);
     x = _mm512_min_ps(_mm512_set1_ps(EMU_FLOYD_EXP_HI), x);
-    const __m512 magic = _mm512_set1_ps(EMU_FLOYD_MAGIC);
-    const __m512 z = _mm512_fmadd_ps(x, _mm512_set1_ps(EMU_FLOYD_LOG2E), magic);
-    const __m512 nf = _mm512_sub_ps(z, magic);
-    const __m512i n = _mm512_sub_epi32(_mm512_castps_si512(z), _mm512_set1_epi32(EMU_FLOYD_MAGIC_BITS));
+    __m512 z;
+    const __m512 p = emu_exp_core_avx512(x, &z);
+    const __m512i n = _mm512_sub_epi32(_mm512_castps_si512(z), _mm512_set1_epi32(EMU_EXP_MAGIC_BITS));
     const __m512i n1 = _mm512_srai_epi32(n, 1);
     const __m512i n2 = _mm512_sub_epi32(n, n1);
     const __m512i bias = _mm512_set1_epi32(127);
     const __m512 scale1 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n1, bias), 23));
     const __m512 scale2 = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n2, bias), 23));
-    __m512 r = _mm512_fmadd_ps(nf, _mm512_set1_ps(-EMU_FLOYD_LN2_HI), x);
-    r = _mm512_fmadd_ps(nf, _mm512_set1_ps(-EMU_FLOYD_LN2_LO), r);
-    __m512 p = _mm512_set1_ps(EMU_FLOYD_P0);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_FLOYD_P1));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_FLOYD_P2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_FLOYD_P3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_FLOYD_P4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_FLOYD_P5));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
     return _mm512_mul_ps(_mm512_mul_ps(p, scale1), scale2);
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/exp_core.h"
 #include "kernels/silu/silu.h"
 
 /* -|x| is clamped here so that n = round(a*log2(e)) stays within [-150, 0];
@@ -24,48 +25,22 @@
  * there stays infinite instead of becoming inf * 0). */
 #define EMU_SILU_SCALE_BIAS_BITS 0x5F800000u /* (127 + 64) << 23 */
 #define EMU_SILU_UNBIAS 0x1p-64f
-#define EMU_SILU_LOG2E 1.44269504088896341f
-/* 1.5 * 2^23: z = a*log2e + MAGIC rounds a*log2e to an integer n (RNE), and
- * the low mantissa bits of z hold n in two's complement. */
-#define EMU_SILU_MAGIC 12582912.0f
-#define EMU_SILU_MAGIC_BITS 0x4B400000u
-/* ln 2 = LN2_HI + LN2_LO; LN2_HI has 9 significant bits so n*LN2_HI is exact. */
-#define EMU_SILU_LN2_HI 0.693359375f
-#define EMU_SILU_LN2_LO (-2.12194440e-4f)
-/* exp(r) ~= 1 + r + r^2 * (P5 + r*(P4 + ... + r*P0)) on |r| <= ln2/2 (Cephes expf). */
-#define EMU_SILU_P0 1.9875691500e-4f
-#define EMU_SILU_P1 1.3981999507e-3f
-#define EMU_SILU_P2 8.3334519073e-3f
-#define EMU_SILU_P3 4.1665795894e-2f
-#define EMU_SILU_P4 1.6666665459e-1f
-#define EMU_SILU_P5 5.0000001201e-1f
 
 /* exp(a) for a = -|x|, with a NaN kept NaN. */
 static inline float emu_silu_exp_neg_(float a) {
     /* Written so that NaN fails the test and passes through, like
      * SIMD max(CLAMP, a) which returns its second operand on NaN. */
     a = (a < EMU_SILU_CLAMP) ? EMU_SILU_CLAMP : a;
-    const float z = fmaf(a, EMU_SILU_LOG2E, EMU_SILU_MAGIC);
-    const float nf = z - EMU_SILU_MAGIC;
+    float z;
+    const float p = emu_exp_core_(a, &z);
     uint32_t zb;
     memcpy(&zb, &z, sizeof zb);
     /* (MAGIC_BITS + n) << 23 == n << 23 because MAGIC_BITS's low 9 bits are 0;
      * no float->int conversion, so a NaN z is harmless (its garbage scale
-     * is multiplied by a NaN polynomial below). scale = 2^(n+64). */
+     * is multiplied by a NaN polynomial). scale = 2^(n+64). */
     const uint32_t sb = (zb << 23) + EMU_SILU_SCALE_BIAS_BITS;
     float scale;
     memcpy(&scale, &sb, sizeof scale);
-
-    float r = fmaf(nf, -EMU_SILU_LN2_HI, a);
-    r = fmaf(nf, -EMU_SILU_LN2_LO, r);
-    float p = EMU_SILU_P0;
-    p = fmaf(p, r, EMU_SILU_P1);
-    p = fmaf(p, r, EMU_SILU_P2);
-    p = fmaf(p, r, EMU_SILU_P3);
-    p = fmaf(p, r, EMU_SILU_P4);
-    p = fmaf(p, r, EMU_SILU_P5);
-    p = fmaf(p, r, 1.0f);
-    p = fmaf(p, r, 1.0f);
     return (p * scale) * EMU_SILU_UNBIAS;
 }
 

@@ -7,22 +7,10 @@
 
 static inline __m256 exp_neg_8(__m256 a) {
     a = _mm256_max_ps(_mm256_set1_ps(EMU_SILU_CLAMP), a); /* NaN a passes through */
-    const __m256 magic = _mm256_set1_ps(EMU_SILU_MAGIC);
-    const __m256 z = _mm256_fmadd_ps(a, _mm256_set1_ps(EMU_SILU_LOG2E), magic);
-    const __m256 nf = _mm256_sub_ps(z, magic);
+    __m256 z;
+    const __m256 p = emu_exp_core_avx2(a, &z);
     const __m256 scale = _mm256_castsi256_ps(_mm256_add_epi32(
         _mm256_slli_epi32(_mm256_castps_si256(z), 23), _mm256_set1_epi32((int)EMU_SILU_SCALE_BIAS_BITS)));
-
-    __m256 r = _mm256_fmadd_ps(nf, _mm256_set1_ps(-EMU_SILU_LN2_HI), a);
-    r = _mm256_fmadd_ps(nf, _mm256_set1_ps(-EMU_SILU_LN2_LO), r);
-    __m256 p = _mm256_set1_ps(EMU_SILU_P0);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_SILU_P1));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_SILU_P2));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_SILU_P3));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_SILU_P4));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EMU_SILU_P5));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
     return _mm256_mul_ps(_mm256_mul_ps(p, scale), _mm256_set1_ps(EMU_SILU_UNBIAS));
 }
 

@@ -7,22 +7,10 @@
 
 static inline __m512 exp_neg_16(__m512 a) {
     a = _mm512_max_ps(_mm512_set1_ps(EMU_SILU_CLAMP), a); /* NaN a passes through */
-    const __m512 magic = _mm512_set1_ps(EMU_SILU_MAGIC);
-    const __m512 z = _mm512_fmadd_ps(a, _mm512_set1_ps(EMU_SILU_LOG2E), magic);
-    const __m512 nf = _mm512_sub_ps(z, magic);
+    __m512 z;
+    const __m512 p = emu_exp_core_avx512(a, &z);
     const __m512 scale = _mm512_castsi512_ps(_mm512_add_epi32(
         _mm512_slli_epi32(_mm512_castps_si512(z), 23), _mm512_set1_epi32((int)EMU_SILU_SCALE_BIAS_BITS)));
-
-    __m512 r = _mm512_fmadd_ps(nf, _mm512_set1_ps(-EMU_SILU_LN2_HI), a);
-    r = _mm512_fmadd_ps(nf, _mm512_set1_ps(-EMU_SILU_LN2_LO), r);
-    __m512 p = _mm512_set1_ps(EMU_SILU_P0);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P1));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P2));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P3));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P4));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EMU_SILU_P5));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
     return _mm512_mul_ps(_mm512_mul_ps(p, scale), _mm512_set1_ps(EMU_SILU_UNBIAS));
 }
 

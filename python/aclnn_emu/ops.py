@@ -45,6 +45,25 @@ _codes_get = DTYPE_TO_ACL.get
 _get_host_ok = lib.aclnnEmuGetHostMemoryAllowed
 _set_host_ok = lib.aclnnEmuSetHostMemoryAllowed
 
+
+class _HostMemoryAllowed:
+    """``with _HostMemoryAllowed():`` lets the library take numpy (host) memory
+    on this thread inside the block, and restores the setting after it;
+    ``needed=False`` leaves the setting alone."""
+
+    __slots__ = ("_turned_on",)
+
+    def __init__(self, needed=True):
+        self._turned_on = needed and not _get_host_ok()
+
+    def __enter__(self):
+        if self._turned_on:
+            _set_host_ok(1)
+
+    def __exit__(self, *exc):
+        if self._turned_on:
+            _set_host_ok(0)
+
 # ------------------------------------------------------------------ workspace
 
 _workspaces = weakref.WeakSet()
@@ -316,14 +335,8 @@ def _general(get_ws, run, names, inputs, out, ref, stream):
         s = stream_handle(stream)
         # Results handed back as host arrays must be complete on return.
         sync = stream is not None and not (all_device and isinstance(result, DeviceTensor))
-        host_ok = not owned or _get_host_ok()
-        if not host_ok:
-            _set_host_ok(1)
-        try:
+        with _HostMemoryAllowed(bool(owned)):
             _execute(get_ws, run, names, handles, s, sync)
-        finally:
-            if not host_ok:
-                _set_host_ok(0)
         if copy_back is not None:
             out[...] = copy_back
         return result
@@ -365,9 +378,6 @@ def _make_plan(get_ws, api, ptrs, shapes, codes):
     Planned with host memory allowed, so the executor keeps that permission:
     later calls bind numpy buffers and run without toggling it."""
     tensors = []
-    host_ok = _get_host_ok()
-    if not host_ok:
-        _set_host_ok(1)
     try:
         for p, shape, code in zip(ptrs, shapes, codes):
             d = _dims(shape)
@@ -377,13 +387,12 @@ def _make_plan(get_ws, api, ptrs, shapes, codes):
                 raise AclnnError(lib.ACLNN_ERR_PARAM_INVALID, last_error_message(), "aclCreateTensor")
             tensors.append(t)
         ws_p, exe_p = _state.scratch
-        plan = _repeatable_plan(get_ws(*tensors, ws_p, exe_p), api, tensors)
+        with _HostMemoryAllowed():
+            plan = _repeatable_plan(get_ws(*tensors, ws_p, exe_p), api, tensors)
         if plan is not None:
             tensors = ()  # the plan owns them now
         return plan
     finally:
-        if not host_ok:
-            _set_host_ok(0)
         for t in tensors:
             _destroy(t)
 
@@ -762,9 +771,6 @@ def _input_arrays(inputs):
 def _make_multi_plan(op, inputs, outputs, args):
     """Phase 1 over the arrays (host memory allowed); a repeatable _Plan or None."""
     tensors = []
-    host_ok = _get_host_ok()
-    if not host_ok:
-        _set_host_ok(1)
     try:
         handles = []
         for i, a in enumerate((*inputs, *outputs)):
@@ -776,14 +782,13 @@ def _make_multi_plan(op, inputs, outputs, args):
             handles.append(h)
         ws_p, exe_p = _state.scratch
         n_in = len(inputs)
-        plan = _repeatable_plan(op.get_ws(*handles[:n_in], *args, *handles[n_in:], ws_p, exe_p), op.names[0],
-                                tensors)
+        with _HostMemoryAllowed():
+            plan = _repeatable_plan(op.get_ws(*handles[:n_in], *args, *handles[n_in:], ws_p, exe_p), op.names[0],
+                                    tensors)
         if plan is not None:
             tensors = ()  # the plan owns them now
         return plan
     finally:
-        if not host_ok:
-            _set_host_ok(0)
         for t in tensors:
             _destroy(t)
 
@@ -803,16 +808,9 @@ def _run_multi_general(op, inputs, outputs, args, stream):
             keep.append(k)
             handles.append(h)
         n_in = len(inputs)
-        host_ok = _get_host_ok()
-        if not host_ok:
-            _set_host_ok(1)
-        try:
-            s = stream_handle(stream)
-            _execute(lambda *h: op.get_ws(*h[:n_in], *args, *h[n_in:]), op.run, op.names, handles, s,
-                     stream is not None)
-        finally:
-            if not host_ok:
-                _set_host_ok(0)
+        with _HostMemoryAllowed():
+            _execute(lambda *h: op.get_ws(*h[:n_in], *args, *h[n_in:]), op.run, op.names, handles,
+                     stream_handle(stream), stream is not None)
     finally:
         for h in owned:
             _destroy(h)

@@ -11,8 +11,11 @@ For each shape B x H x N x M x K x D and dtype it times (medians reported):
   forward's outputs as its inputs, and ``aclnn_emu.fused_floyd_attention``;
 * PyTorch: the same forward written with einsum (S = scale*(QK1^T + QK2^T)
   batched over n and over m, softmax, PV1 + PV2) in the same dtype, and its
-  autograd backward (``torch.autograd.grad`` of out with grad dy) - what a
-  PyTorch user would write.
+  autograd backward - what a PyTorch user would write. The two are timed
+  apart, as ours are: the backward is ``torch.autograd.grad`` of out with
+  grad dy on one recorded graph (``retain_graph=True``), so its time holds
+  no forward; the forward is the recorded forward alone. ("x torch" compares
+  backward with backward and forward with forward.)
 
 GFLOP/s count 16*B*H*N*M*K*D flops for the backward (the issue's convention)
 and 8*B*H*N*M*K*D for the forward. Results are checked against each other
@@ -71,12 +74,17 @@ def build_fma_probe():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def torch_step(torch, tensors, dy, scale):
+def torch_forward(torch, tensors, scale):
+    """The forward as a PyTorch user writes it; with tensors that require grad it records the graph."""
     q, k1, v1, k2, v2 = tensors
     s = scale * (torch.einsum("bhnmd,bhnkd->bhnmk", q, k1) + torch.einsum("bhnmd,bhkmd->bhnmk", q, k2))
     p = torch.softmax(s, dim=-1)
-    out = torch.einsum("bhnmk,bhnkd->bhnmd", p, v1) + torch.einsum("bhnmk,bhkmd->bhnmd", p, v2)
-    return torch.autograd.grad(out, tensors, dy)
+    return torch.einsum("bhnmk,bhnkd->bhnmd", p, v1) + torch.einsum("bhnmk,bhkmd->bhnmd", p, v2)
+
+
+def torch_backward(torch, out, tensors, dy):
+    """Only the backward: the graph of ``out`` is kept for the next repetition."""
+    return torch.autograd.grad(out, tensors, dy, retain_graph=True)
 
 
 def main():
@@ -102,9 +110,9 @@ def main():
     print("Floyd attention: %d thread(s), ISA %s, kernel FMA probe %s, torch %s, %d rep(s), medians"
           % (threads, aclnn_emu.get_isa(), probe.ffi.string(probe.lib.fma_probe_isa()).decode() if probe else "n/a",
              torch.__version__ if torch else "n/a", args.reps))
-    print("%-22s %-5s %8s | %9s %8s %6s | %9s %8s | %8s %7s | %9s %8s" % (
-        "B x H x N x M x K x D", "dtype", "peak", "bwd ms", "GFLOP/s", "%peak", "torch ms", "GFLOP/s", "x torch",
-        "check", "fwd ms", "%peak"))
+    print("%-22s %-5s %8s | %9s %8s %6s | %9s %8s | %8s %7s | %9s %6s | %9s %8s" % (
+        "B x H x N x M x K x D", "dtype", "peak", "bwd ms", "GFLOP/s", "%peak", "torch bwd", "GFLOP/s", "x torch",
+        "check", "fwd ms", "%peak", "torch fwd", "x torch"))
     for text in args.shapes.split(","):
         B, H, N, M, K, D = map(int, text.split("x"))
         flops = float(B * H * N * M * K * D)
@@ -118,17 +126,18 @@ def main():
             out, smax, ssum = aclnn_emu.fused_floyd_attention(*arrays, None, scale)
             grads = aclnn_emu.fused_floyd_attention_grad(*arrays, dy, None, smax, ssum, out, scale)
             peak = probe.lib.fma_probe_gflops(threads, 0.2, 3) if probe else float("nan")
-            ours, fwd, theirs = [], [], []
-            tt = tdy = None
+            ours, fwd, theirs, theirs_fwd = [], [], [], []
             if torch is not None:
                 tdt = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[name]
                 tt = [torch.from_numpy(a.astype(np.float32)).to(tdt).requires_grad_() for a in arrays]
                 tdy = torch.from_numpy(dy.astype(np.float32)).to(tdt)
-                ref = torch_step(torch, tt, tdy, scale)
+                tout = torch_forward(torch, tt, scale)
+                ref = torch_backward(torch, tout, tt, tdy)
                 worst = 0.0
                 for g, r in zip(grads, ref):
                     r = r.float().numpy()
                     worst = max(worst, float(np.abs(g.astype(np.float32) - r).max() / (np.abs(r).max() + 1e-30)))
+                del ref
                 time.sleep(0.5)  # the check just ran PyTorch: let its workers stop spinning first
             # Ours first, then PyTorch: its OpenMP workers spin for a while after each call and
             # would take the cores from the next timed call if the two were interleaved.
@@ -141,17 +150,23 @@ def main():
                 fwd.append(time.perf_counter() - t0)
             for _ in range(args.reps if torch is not None else 0):
                 t0 = time.perf_counter()
-                torch_step(torch, tt, tdy, scale)
+                torch_backward(torch, tout, tt, tdy)
                 theirs.append(time.perf_counter() - t0)
+            for _ in range(args.reps if torch is not None else 0):
+                t0 = time.perf_counter()
+                extra = torch_forward(torch, tt, scale)
+                theirs_fwd.append(time.perf_counter() - t0)
+                del extra
             time.sleep(0.5)  # let PyTorch's workers go idle before the next case's probe
             b = statistics.median(ours)
             f = statistics.median(fwd)
             t = statistics.median(theirs) if theirs else float("nan")
-            print("%-22s %-5s %8.1f | %9.1f %8.1f %5.1f%% | %9.1f %8.1f | %7.2fx %7.1e | %9.1f %5.1f%%" % (
+            tf = statistics.median(theirs_fwd) if theirs_fwd else float("nan")
+            print("%-22s %-5s %8.1f | %9.1f %8.1f %5.1f%% | %9.1f %8.1f | %7.2fx %7.1e | %9.1f %5.1f%% | %9.1f %7.2fx" % (
                 text, name, peak, 1e3 * b, 16 * flops / b / 1e9, 100 * 16 * flops / b / 1e9 / peak, 1e3 * t,
                 16 * flops / t / 1e9, t / b, worst if torch is not None else float("nan"), 1e3 * f,
-                100 * 8 * flops / f / 1e9 / peak), flush=True)
-
+                100 * 8 * flops / f / 1e9 / peak, 1e3 * tf, tf / f), flush=True)
+            tt = tdy = tout = None
 
 if __name__ == "__main__":
     main()

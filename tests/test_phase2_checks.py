@@ -68,17 +68,18 @@ def _floyd_shapes(b=1, h=1, n=16, m=128, k=128, d=32):
     return q, kv1, kv2, (b, 1, n, 1, k), (b, h, n, m, 8)
 
 
+def _floyd_views(names, shapes):
+    """(name, DevView) per tensor: a bool mask of zeros, small fp32 values elsewhere."""
+    return [(name, DevView(np.zeros(shape, np.bool_), acl_dtype=BOOL) if name == "attenMaskOptional"
+             else DevView(_f32(*shape) * 0.1)) for name, shape in zip(names, shapes)]
+
+
 def _floyd_grad():
     q, kv1, kv2, mask, soft = _floyd_shapes()
     names = ["query", "key1", "value1", "key2", "value2", "dy", "attenMaskOptional", "softmaxMax", "softmaxSum",
              "attentionIn", "dqOut", "dk1Out", "dv1Out", "dk2Out", "dv2Out"]
     shapes = [q, kv1, kv1, kv2, kv2, q, mask, soft, soft, q, q, kv1, kv1, kv2, kv2]
-    views = []
-    for name, shape in zip(names, shapes):
-        if name == "attenMaskOptional":
-            views.append((name, DevView(np.zeros(shape, np.bool_), acl_dtype=BOOL)))
-        else:
-            views.append((name, DevView(_f32(*shape) * 0.1)))
+    views = _floyd_views(names, shapes)
     t = [v.tensor for _, v in views]
     return views, [*t[:10], 0.125, *t[10:]]
 
@@ -88,12 +89,7 @@ def _floyd():
     names = ["query", "key1", "value1", "key2", "value2", "attenMaskOptional", "softmaxMaxOut", "softmaxSumOut",
              "attentionOutOut"]
     shapes = [q, kv1, kv1, kv2, kv2, mask, soft, soft, q]
-    views = []
-    for name, shape in zip(names, shapes):
-        if name == "attenMaskOptional":
-            views.append((name, DevView(np.zeros(shape, np.bool_), acl_dtype=BOOL)))
-        else:
-            views.append((name, DevView(_f32(*shape) * 0.1)))
+    views = _floyd_views(names, shapes)
     t = [v.tensor for _, v in views]
     return views, [*t[:6], 0.125, *t[6:]]
 

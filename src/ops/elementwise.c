@@ -18,14 +18,6 @@ enum {
     EMU_WORKSPACE_ALIGN = 64,
 };
 
-/* Outputs of at least this many bytes are written with non-temporal stores
- * where the kernel has that form: at twice the L3 of the machines we measure
- * on, nothing of dx would still be in cache for the next operator, and the
- * plain stores would first read every dx line. Smaller outputs keep plain
- * stores (RoPE measured streaming at 16 MiB as a loss right after other
- * traffic had filled the cache). */
-#define EMU_EW_STREAMING_BYTES ((size_t)32 << 20)
-
 typedef struct {
     emu_ew_op op;
     int input_count;
@@ -44,7 +36,7 @@ typedef struct {
     bool all_f32;
     /* Fused fp16/bf16 kernels when every tensor has that one dtype. */
     const emu_silu_half_kernels *half;
-    /* The non-temporal form of the gradient writes `out` (see EMU_EW_STREAMING_BYTES). */
+    /* The non-temporal form of the gradient writes `out` (see EMU_STREAM_OUTPUT_MIN_BYTES). */
     bool streaming;
     const void *in[EMU_EW_MAX_INPUTS];
     void *out;
@@ -187,7 +179,7 @@ static const char *run_elementwise(aclOpExecutor *executor, void *workspace)
     /* A staged dx is read back by the scatter at once: keep it in cache. */
     const size_t out_bytes = (size_t)plan->numel * (ctx.all_f32 ? sizeof(float) : sizeof(uint16_t));
     ctx.streaming = (ctx.half != NULL || ctx.all_f32) && plan->op == EMU_EW_SILU_GRAD &&
-                    !plan->staged[plan->input_count] && out_bytes >= EMU_EW_STREAMING_BYTES;
+                    !plan->staged[plan->input_count] && out_bytes >= EMU_STREAM_OUTPUT_MIN_BYTES;
     emu_parallel_for((size_t)plan->numel, EMU_EW_GRAIN, run_range, &ctx);
     int out = plan->input_count;
     if (plan->staged[out]) {

@@ -31,14 +31,6 @@ enum {
     ROPE_STRIDE = ROPE_BLOCK + ROPE_SKEW,
 };
 
-/* Outputs (dx / y) of at least this many bytes (a large last-level cache)
- * are written with non-temporal stores: plain stores would first read every
- * line of them (a fourth memory stream next to dy, x and dx), and a consumer
- * could not find them in the cache anyway. Below it, plain stores measured
- * faster (dx of 21 MB: the non-temporal version was up to 2x slower right
- * after another job had filled the cache with dirty lines). */
-#define ROPE_STREAM_MIN_BYTES ((uint64_t)32 << 20)
-
 /* Per-chunk fp32 scratch: converted dy/x/dx rows, accumulators, cos/sin rows. */
 typedef struct {
     _Alignas(64) float buf[7][ROPE_STRIDE];
@@ -425,6 +417,25 @@ static void prefetch_ahead(const void *base, size_t at, size_t bytes, size_t tot
 #endif
 }
 
+/* One kernel call on rows of the plan's dtype: the fp32 kernel, or the
+ * fp16/bf16 one with the conversions fused in. */
+static void run_kernel(const rope_ctx *ctx, size_t rows, const void *in, const void *x, const float *cos,
+                       const float *sin, void *out, float *acc_cos, float *acc_sin)
+{
+    const size_t d = (size_t)ctx->plan->d;
+    if (ctx->plan->dtype == ACL_FLOAT) {
+        if (ctx->plan->forward) {
+            ctx->fwd(rows, d, in, cos, sin, out);
+        } else {
+            ctx->grad(rows, d, in, x, cos, sin, out, acc_cos, acc_sin);
+        }
+    } else if (ctx->plan->forward) {
+        ctx->fwd_h(rows, d, in, cos, sin, out);
+    } else {
+        ctx->grad_h(rows, d, in, x, cos, sin, out, acc_cos, acc_sin);
+    }
+}
+
 /* `count` consecutive dy rows from `row`, all with the given fp32 cos/sin row. */
 static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row, int64_t count, const float *cos,
                          const float *sin, float *acc_cos, float *acc_sin)
@@ -434,48 +445,21 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
     /* At most ROPE_KERNEL_ELEMS elements per kernel call: converted rows and
      * a streamed output pass through scratch buffers of that size, in L1. */
     const int64_t per = plan->d <= ROPE_KERNEL_ELEMS ? ROPE_KERNEL_ELEMS / plan->d : 1;
-    if (plan->dtype == ACL_FLOAT) {
+    if (plan->dtype == ACL_FLOAT || ctx->fwd_h != NULL || ctx->grad_h != NULL) {
+        const size_t item = plan->dtype == ACL_FLOAT ? sizeof(float) : sizeof(uint16_t);
         for (int64_t r = 0; r < count; r += per) {
             const int64_t n = count - r < per ? count - r : per;
-            const float *in = (const float *)ctx->main + (row + r) * plan->d;
-            float *dst = (float *)ctx->out + (row + r) * plan->d;
-            float *out = ctx->stream_copy != NULL ? scratch->buf[SCRATCH_OUT] : dst;
-            const size_t at = (size_t)((row + r) * plan->d) * sizeof(float);
-            const size_t bytes = (size_t)(n * plan->d) * sizeof(float);
+            const size_t at = (size_t)((row + r) * plan->d) * item, bytes = (size_t)(n * plan->d) * item;
+            char *dst = (char *)ctx->out + at;
+            void *out = ctx->stream_copy != NULL ? (void *)scratch->buf[SCRATCH_OUT] : (void *)dst;
             if (ctx->x == NULL) {
                 prefetch_ahead(ctx->main, at, bytes, ctx->total_bytes);
             }
-            if (plan->forward) {
-                ctx->fwd((size_t)n, d, in, cos, sin, out);
-            } else {
-                const float *x = ctx->x != NULL ? (const float *)ctx->x + (row + r) * plan->d : NULL;
-                ctx->grad((size_t)n, d, in, x, cos, sin, out, acc_cos, acc_sin);
-            }
+            run_kernel(ctx, (size_t)n, (const char *)ctx->main + at,
+                       ctx->x != NULL ? (const void *)((const char *)ctx->x + at) : NULL, cos, sin, out, acc_cos,
+                       acc_sin);
             if (ctx->stream_copy != NULL) {
-                ctx->stream_copy((size_t)(n * plan->d) * sizeof(float), out, dst);
-            }
-        }
-        return;
-    }
-    if (ctx->fwd_h != NULL || ctx->grad_h != NULL) {
-        for (int64_t r = 0; r < count; r += per) {
-            const int64_t n = count - r < per ? count - r : per;
-            const uint16_t *in = (const uint16_t *)ctx->main + (row + r) * plan->d;
-            uint16_t *dst = (uint16_t *)ctx->out + (row + r) * plan->d;
-            uint16_t *out = ctx->stream_copy != NULL ? (uint16_t *)scratch->buf[SCRATCH_OUT] : dst;
-            const size_t at = (size_t)((row + r) * plan->d) * sizeof(uint16_t);
-            const size_t bytes = (size_t)(n * plan->d) * sizeof(uint16_t);
-            if (ctx->x == NULL) {
-                prefetch_ahead(ctx->main, at, bytes, ctx->total_bytes);
-            }
-            if (plan->forward) {
-                ctx->fwd_h((size_t)n, d, in, cos, sin, out);
-            } else {
-                const uint16_t *x = ctx->x != NULL ? (const uint16_t *)ctx->x + (row + r) * plan->d : NULL;
-                ctx->grad_h((size_t)n, d, in, x, cos, sin, out, acc_cos, acc_sin);
-            }
-            if (ctx->stream_copy != NULL) {
-                ctx->stream_copy((size_t)(n * plan->d) * sizeof(uint16_t), out, dst);
+                ctx->stream_copy(bytes, out, dst);
             }
         }
         return;
@@ -698,7 +682,7 @@ aclnnStatus emu_rope_publish(aclOpExecutor *executor, bool forward, int64_t mode
     plan_segments(plan, main, cos);
     plan->dy_rows = plan->d > 0 ? emu_view_numel(main) / plan->d : 0;
     plan->cos_rows = plan->d > 0 ? emu_view_numel(cos) / plan->d : 0;
-    plan->stream_out = (uint64_t)emu_view_numel(main) * emu_dtype_size(main->dtype) >= ROPE_STREAM_MIN_BYTES;
+    plan->stream_out = (uint64_t)emu_view_numel(main) * emu_dtype_size(main->dtype) >= EMU_STREAM_OUTPUT_MIN_BYTES;
     uint64_t total = 0;
     for (int i = 0; i < plan->input_count && plan->dy_rows > 0 && plan->d > 0; ++i) {
         const emu_view *view = &executor->tensors[i];

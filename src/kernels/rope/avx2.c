@@ -75,12 +75,6 @@ static inline void bf16_store16(uint16_t* p, __m256 v0, __m256 v1) {
 #define H_FROM_F32 emu_f32_to_f16
 #define H_NAME(name) emu_f16_##name##__avx2
 #include "kernels/rope/simd_typed_body.h"
-#undef H_T
-#undef H_LOAD
-#undef H_STORE
-#undef H_TO_F32
-#undef H_FROM_F32
-#undef H_NAME
 
 #define H_T uint16_t
 #define H_LOAD bf16_load8
@@ -90,13 +84,6 @@ static inline void bf16_store16(uint16_t* p, __m256 v0, __m256 v1) {
 #define H_FROM_F32 emu_f32_to_bf16
 #define H_NAME(name) emu_bf16_##name##__avx2
 #include "kernels/rope/simd_typed_body.h"
-#undef H_STORE2
-#undef H_T
-#undef H_LOAD
-#undef H_STORE
-#undef H_TO_F32
-#undef H_FROM_F32
-#undef H_NAME
 
 #include "kernels/stream_copy_x86.h"
 

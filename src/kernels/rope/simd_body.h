@@ -15,12 +15,6 @@
 #define H_FROM_F32(v) (v)
 #define H_NAME(name) ISA_SUFFIX(emu_f32_##name)
 #include "kernels/rope/simd_typed_body.h"
-#undef H_T
-#undef H_LOAD
-#undef H_STORE
-#undef H_TO_F32
-#undef H_FROM_F32
-#undef H_NAME
 
 void ISA_SUFFIX(emu_f32_rope_interleave_half)(size_t rows, size_t d, const float* x, const float* cos,
                                               const float* sin, float* y) {

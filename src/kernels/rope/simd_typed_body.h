@@ -11,6 +11,7 @@
  *   H_NAME(name)   the kernel's name for this type and ISA,
  *   H_STORE2(p, v0, v1)  optional: v0 then v1 stored as 2*VW elements at p
  *                  (default: two H_STOREs; bf16 packs both into one store).
+ * This file #undefs all of them at its end.
  * The conversions are kernels/convert's, bit for bit, and every operation
  * mirrors algo.h's pair helpers (fmaf there), so results equal the scalar
  * kernels' widen / compute / narrow bit for bit. A negated operand is a
@@ -221,7 +222,12 @@ void H_NAME(rope_interleave_grad)(size_t rows, size_t d, const H_T* dy, const H_
     }
 }
 
-#ifdef H_STORE2_DEFAULTED
+/* The parameters are consumed here, so the next type can define its own. */
 #undef H_STORE2
 #undef H_STORE2_DEFAULTED
-#endif
+#undef H_T
+#undef H_LOAD
+#undef H_STORE
+#undef H_TO_F32
+#undef H_FROM_F32
+#undef H_NAME

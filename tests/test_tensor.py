@@ -215,6 +215,30 @@ def test_create_failures_return_null_with_message(case, words):
         assert w in msg, (w, msg)
 
 
+def test_offset_whose_byte_address_overflows_is_rejected():
+    """offset * element size must fit in int64: wrapped, it would address another block."""
+    last_ok = (1 << 61) - 2  # float elements: byte offset (2^61 - 1) * 4 = 2^63 - 4 still fits
+    t = create([1], lib.ACL_FLOAT, offset=last_ok)
+    assert t != NULL, take_msg()
+    lib.aclDestroyTensor(t)
+    for dtype, offset, shape, strides in [(lib.ACL_FLOAT, last_ok + 1, [1], None),
+                                          (lib.ACL_FLOAT, (1 << 62) + 5, [4], None),
+                                          (lib.ACL_DOUBLE, 1 << 60, [1], None),
+                                          (lib.ACL_FLOAT16, 0, [2, 2], [1, (1 << 62) - 1])]:
+        assert create(shape, dtype, strides=strides, offset=offset, storage=[1]) == NULL
+        msg = take_msg()
+        assert "aclCreateTensor" in msg and "offset" in msg and "2^63-1" in msg, msg
+    t = create([2, 3], lib.ACL_FLOAT)
+    try:
+        before = describe(t)
+        assert lib.aclInitTensor(t, i64([1]), 1, lib.ACL_FLOAT, NULL, 1 << 62, lib.ACL_FORMAT_ND, i64([1]), 1,
+                                 NULL) == INVALID
+        assert "aclInitTensor" in take_msg()
+        assert describe(t) == before
+    finally:
+        lib.aclDestroyTensor(t)
+
+
 # ------------------------------------------------------------------- getters
 
 def test_getters_reject_null(tensors):

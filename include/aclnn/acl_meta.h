@@ -97,8 +97,9 @@ constexpr aclnnStatus OK = 0;
  * @return the descriptor, owned by the caller (aclDestroyTensor); NULL when
  *         a shape pointer is NULL with a non-zero count, a rank exceeds 32,
  *         a dimension, stride or offset is negative, the view holds more
- *         elements than int64 can index, or memory runs out (a message is
- *         left for aclGetRecentErrMsg).
+ *         elements than int64 can index, its last element lies past byte
+ *         2^63-1 from @p tensorData, or memory runs out (a message is left
+ *         for aclGetRecentErrMsg).
  */
 ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
                                                const int64_t *stride, int64_t offset, aclFormat format,
@@ -183,7 +184,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclGetScalarListSize(const aclScalarList *scalar
  * @return ACLNN_SUCCESS; ACLNN_ERR_PARAM_NULLPTR (161001) for a NULL tensor
  *         or a NULL shape pointer with a non-zero count;
  *         ACLNN_ERR_PARAM_INVALID (161002) for negative dims, strides or
- *         offset. On failure the tensor is unchanged.
+ *         offset, or a view reaching past byte 2^63-1. On failure the
+ *         tensor is unchanged.
  */
 ACL_FUNC_VISIBILITY aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t viewDimsNum,
                                               aclDataType dataType, const int64_t *stride, int64_t offset,

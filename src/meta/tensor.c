@@ -78,6 +78,16 @@ static aclnnStatus build_tensor(const char *api, const tensor_args *args, struct
                                                      "can index; expected a view of at most 2^63-1 elements.", api);
         }
     }
+    /* The same in bytes: the op layer turns offsets into addresses with
+     * int64 byte arithmetic, which must not wrap to another block. */
+    const size_t item = emu_dtype_size(args->dtype);
+    int64_t end_byte = 0;
+    if (__builtin_add_overflow(last_index, 1, &end_byte) ||
+        __builtin_mul_overflow(end_byte, (int64_t)(item > 0 ? item : 1), &end_byte)) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: offset %lld and the view reach past byte 2^63-1 for elements "
+                                                 "of %zu bytes; expected a view that fits in memory.", api,
+                        (long long)args->offset, item > 0 ? item : (size_t)1);
+    }
     if (args->strides != NULL) {
         for (uint64_t i = 0; i < args->view_rank; ++i) {
             if (args->strides[i] < 0) {

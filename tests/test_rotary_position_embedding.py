@@ -813,6 +813,24 @@ def test_missing_and_host_memory(args):
         lib.aclDestroyTensor(t)
 
 
+def test_dcos_dsin_without_x_are_neither_checked_nor_written(args):
+    """Without xOptional phase 1 ignores dcosOut/dsinOut (even in host memory), and so must phase 2."""
+    a = args(x=None)
+    host_dcos, host_dsin = np.full((1, 3, 1, 8), 7.0, np.float32), np.full((1, 3, 1, 8), 9.0, np.float32)
+    dcos = make_tensor((1, 3, 1, 8), 0, None, 0, [24], ffi.from_buffer(host_dcos))
+    dsin = make_tensor((1, 3, 1, 8), 0, None, 0, [24], ffi.from_buffer(host_dsin))
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    try:
+        expect(0, lib.aclnnRotaryPositionEmbeddingGradGetWorkspaceSize(a.dy, a.cos, a.sin, NULL, 0, a.dx, dcos, dsin,
+                                                                       ws, ex))
+        assert ws[0] == 0
+        expect(0, lib.aclnnRotaryPositionEmbeddingGrad(NULL, 0, ex[0], NULL))
+        assert (host_dcos == 7.0).all() and (host_dsin == 9.0).all()
+    finally:
+        lib.aclDestroyTensor(dcos)
+        lib.aclDestroyTensor(dsin)
+
+
 def test_phase2_errors(args):
     a = args()
     ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")

@@ -53,6 +53,12 @@ void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tens
     }
 }
 
+void emu_executor_mark_unused(aclOpExecutor *executor, int index)
+{
+    executor->tensors[index].rank = 1;
+    executor->tensors[index].shape[0] = 0;
+}
+
 aclnnStatus emu_executor_publish(aclOpExecutor *executor, emu_run_fn run, uint64_t workspace_size,
                                  uint64_t *workspace_size_out, aclOpExecutor **executor_out)
 {

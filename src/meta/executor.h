@@ -51,6 +51,10 @@ aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_ap
 void emu_executor_name_tensors(aclOpExecutor *executor, const char *const *names);
 /* Copies the view of `tensor` (may be NULL for absent optional inputs) to slot `index`. */
 void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tensor);
+/* Keeps slot `index` bound (so the address setters accept it) but as an
+ * empty view, for a tensor this plan never reads or writes: phase 2 then
+ * does not check memory that phase 1 was right to ignore. */
+void emu_executor_mark_unused(aclOpExecutor *executor, int index);
 /* Ends a successful phase 1: hands the executor and its workspace size out. */
 aclnnStatus emu_executor_publish(aclOpExecutor *executor, emu_run_fn run, uint64_t workspace_size,
                                  uint64_t *workspace_size_out, aclOpExecutor **executor_out);

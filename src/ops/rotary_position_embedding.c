@@ -41,12 +41,8 @@ aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, con
         if (planned == NULL) {
             return ACLNN_ERR_INNER_CREATE_EXECUTOR;
         }
-        /* Nothing is read: the inputs stay bound (so the address setters
-         * work as for any executor) but as empty views, so phase 2 does not
-         * check memory that phase 1 was right to ignore. */
         for (int slot = EMU_ROPE_SLOT_MAIN; slot <= EMU_ROPE_SLOT_SIN; ++slot) {
-            planned->tensors[slot].rank = 1;
-            planned->tensors[slot].shape[0] = 0;
+            emu_executor_mark_unused(planned, slot); /* nothing is read */
         }
         return emu_executor_publish(planned, run_nothing, 0, workspaceSize, executor);
     }

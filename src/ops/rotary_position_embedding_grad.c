@@ -43,6 +43,10 @@ aclnnStatus aclnnRotaryPositionEmbeddingGradGetWorkspaceSize(const aclTensor *dy
     emu_executor_bind(planned, EMU_ROPE_GRAD_SLOT_DX, dxOut);
     emu_executor_bind(planned, EMU_ROPE_GRAD_SLOT_DCOS, dcosOut);
     emu_executor_bind(planned, EMU_ROPE_GRAD_SLOT_DSIN, dsinOut);
+    if (xOptional == NULL) { /* dx only: dcosOut and dsinOut are never written */
+        emu_executor_mark_unused(planned, EMU_ROPE_GRAD_SLOT_DCOS);
+        emu_executor_mark_unused(planned, EMU_ROPE_GRAD_SLOT_DSIN);
+    }
     return emu_rope_publish(planned, false, mode, xOptional != NULL, workspaceSize, executor);
 }
 

@@ -407,8 +407,8 @@ class GradCall:
                                                              t.get("executor", ex))
         return rc, ws, ex
 
-    def run(self):
-        rc, ws, ex = self.phase1()
+    def run(self, **override):
+        rc, ws, ex = self.phase1(**override)
         assert rc == 0, take_msg()
         p = ffi.new("void **")
         assert lib.aclrtMalloc(p, max(ws[0], 1), 0) == 0
@@ -567,6 +567,27 @@ def test_grad_memory_errors(views):
     expect_code(INVALID, rc, "dqOut")
     lib.aclDestroyTensor(no_data)
     lib.aclDestroyTensor(on_host)
+
+
+def test_grad_outputs_sharing_memory_are_rejected(views):
+    """An output overlapping an input or another output: 161002 naming both (CANN leaves it undefined)."""
+    call = GradCall(views)
+
+    def on_block_of(name, like):
+        host = call.host[like]
+        return make_tensor(host.shape, lib.ACL_FLOAT16, None, 0, host.shape, call.views[name].block.ptr)
+
+    made = [on_block_of("query", "dqOut"), on_block_of("dk1Out", "dv1Out"), on_block_of("value2", "dk2Out")]
+    try:
+        rc, _, _ = call.phase1(dqOut=made[0])
+        expect_code(INVALID, rc, "dqOut", "shares memory with query")
+        rc, _, _ = call.phase1(dv1Out=made[1])
+        expect_code(INVALID, rc, "dv1Out", "shares memory with dk1Out")
+        rc, _, _ = call.phase1(dk2Out=made[2])
+        expect_code(INVALID, rc, "dk2Out", "value2")
+    finally:
+        for t in made:
+            lib.aclDestroyTensor(t)
 
 
 def test_forward_errors_through_python():

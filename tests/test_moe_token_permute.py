@@ -337,6 +337,41 @@ def test_grad_overlapping_output_rows_are_staged(views):
         blk.free()
 
 
+def test_outputs_sharing_memory_are_rejected(views):
+    """An output overlapping an input or the other output: 161002 naming both, nothing written."""
+    tokens = np.arange(8, dtype=np.float16).reshape(2, 4)
+    vt, vi = views(tokens), views(np.array([[1], [0]], np.int32))
+    vs = views(np.zeros(2, np.int32))
+    made = []
+
+    def alias(view, shape, dtype, offset):
+        t = make_tensor(shape, dtype, None, offset, [view.block.size], view.block.ptr)
+        made.append(t)
+        return t
+
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    try:
+        out_on_tokens = alias(vt, (2, 4), lib.ACL_FLOAT16, 1)
+        rc = lib.aclnnMoeTokenPermuteGetWorkspaceSize(vt.tensor, vi.tensor, 0, False, out_on_tokens, vs.tensor, ws, ex)
+        msg = take_msg()
+        assert rc == INVALID and "permuteTokensOut" in msg and "shares memory with tokens" in msg, (rc, msg)
+        vp = views(np.zeros((2, 4), np.float16))
+        sorted_on_ids = alias(vi, (2,), lib.ACL_INT32, 0)
+        rc = lib.aclnnMoeTokenPermuteGetWorkspaceSize(vt.tensor, vi.tensor, 0, False, vp.tensor, sorted_on_ids, ws, ex)
+        msg = take_msg()
+        assert rc == INVALID and "sortedIndicesOut" in msg and "indices" in msg, (rc, msg)
+        grad = views(np.ones((2, 4), np.float32))
+        sorted_idx = views(np.array([0, 1], np.int32))
+        out_on_grad = alias(grad, (2, 4), lib.ACL_FLOAT, 0)
+        rc = lib.aclnnMoeTokenPermuteGradGetWorkspaceSize(grad.tensor, sorted_idx.tensor, 1, False, out_on_grad, ws, ex)
+        msg = take_msg()
+        assert rc == INVALID and "shares memory with permutedOutputGrad" in msg, (rc, msg)
+        assert vt.untouched() and grad.untouched() and vi.untouched()
+    finally:
+        for t in made:
+            lib.aclDestroyTensor(t)
+
+
 # ------------------------------------------------------------------ threads and ISAs
 
 

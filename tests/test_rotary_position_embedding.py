@@ -831,6 +831,26 @@ def test_dcos_dsin_without_x_are_neither_checked_nor_written(args):
         lib.aclDestroyTensor(dsin)
 
 
+def test_outputs_sharing_memory_are_rejected(args):
+    """An output overlapping an input or another output: 161002 naming both (CANN leaves it undefined)."""
+    a = args()
+    dy_shape, cos_shape = (2, 3, 4, 8), (1, 3, 1, 8)
+
+    def alias(tensor_shape, block_of, offset=0):
+        blk = a.blocks[a.tensors.index(block_of)]
+        t = make_tensor(tensor_shape, 0, None, offset, [int(np.prod(tensor_shape)) + offset], blk.ptr)
+        a.tensors.append(t)
+        return t
+
+    expect(INVALID, a.grad(dx=alias(dy_shape, a.dy)), "dxOut", "shares memory with dy")
+    expect(INVALID, a.grad(dx=alias(dy_shape, a.x)), "dxOut", "xOptional")
+    expect(INVALID, a.grad(dcos=alias(cos_shape, a.sin)), "dcosOut", "sin")
+    expect(INVALID, a.grad(dsin=alias(cos_shape, a.dcos)), "dsinOut", "dcosOut")
+    expect(INVALID, a.forward(dx=alias(dy_shape, a.dy)), "out", "shares memory with x")
+    expect(INVALID, a.forward(dx=alias(cos_shape, a.cos), dy=alias(cos_shape, a.dx)), "out", "cos")
+    expect(0, a.grad(x=None, dcos=alias(cos_shape, a.dy), dsin=alias(cos_shape, a.dy)))  # never written
+
+
 def test_phase2_errors(args):
     a = args()
     ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")

@@ -48,7 +48,9 @@ extern "C" {
  *     uses); softmaxMaxOut and softmaxSumOut [B,H,N,M,8]; attentionOutOut
  *     the shape of query;
  *  6. a tensor whose data is NULL -> 161002; a view outside device memory
- *     from aclrtMalloc -> 161002 (aclnn_emu only).
+ *     from aclrtMalloc -> 161002 (aclnn_emu only); an output overlapping
+ *     (first to last byte) an input or another output -> 161002 (aclnn_emu
+ *     only: CANN leaves the result undefined).
  * Every tensor may have any strides and offset.
  *
  * @param query Q [B,H,N,M,D].

@@ -57,7 +57,9 @@ extern "C" {
  *     value1 = key1, value2 = key2, dy = attentionIn = query in shape; dqOut
  *     the shape of query, dk1Out/dv1Out of key1, dk2Out/dv2Out of key2;
  *  6. a tensor whose data is NULL -> 161002; a view outside device memory
- *     from aclrtMalloc -> 161002 (aclnn_emu only: the device would fault).
+ *     from aclrtMalloc -> 161002 (aclnn_emu only: the device would fault);
+ *     an output overlapping (first to last byte) an input or another
+ *     output -> 161002 (aclnn_emu only: CANN leaves the result undefined).
  * Every tensor may have any strides and offset.
  *
  * @param query Q [B,H,N,M,D].

@@ -48,7 +48,10 @@ extern "C" {
  *     of its other dimensions != that of tokens; sortedIndicesOut not 1-D
  *     of length T * topK;
  *  6. a non-empty tensor whose data is NULL or outside aclrtMalloc memory
- *     -> 161002 (aclnn_emu only).
+ *     -> 161002 (aclnn_emu only);
+ *  7. an output whose bytes (first to last element) overlap those of an
+ *     input or of the other output -> 161002 (aclnn_emu only: CANN leaves
+ *     the result undefined).
  * Formats are not checked. Every tensor may have any strides and offset
  * (the documentation requires contiguous outputs; aclnn_emu accepts any).
  * Empty tensors succeed.

@@ -43,7 +43,9 @@ extern "C" {
  *     (the A2/A3 device does not check these; aclnn_emu reports them as
  *     the tiling errors they would be);
  *  7. a non-empty tensor whose data is NULL or outside aclrtMalloc memory
- *     -> 161002 (aclnn_emu only).
+ *     -> 161002 (aclnn_emu only);
+ *  8. @p out overlapping (first to last byte) an input -> 161002 (aclnn_emu
+ *     only: CANN leaves the result undefined).
  * Formats are not checked. Any strides and offsets are accepted; empty
  * tensors succeed (an empty permutedOutputGrad with tokens left gives
  * zeros). Index values are read in phase 2 only.

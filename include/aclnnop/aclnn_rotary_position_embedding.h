@@ -39,7 +39,8 @@ extern "C" {
  *     aclnnRotaryPositionEmbeddingGradGetWorkspaceSize (step 4 there, with
  *     x for dy and out for dxOut) -> ACLNN_ERR_INNER_TILING_ERROR (561002);
  *  7. a non-contiguous @p out, a non-empty tensor with NULL data, or data
- *     outside device memory -> 161002.
+ *     outside device memory -> 161002; @p out overlapping (first to last
+ *     byte) an input -> 161002 (aclnn_emu only: CANN leaves it undefined).
  *
  * @param x input, BNSD/BSND/SBND (rank 4) or TND (rank 3); any strides.
  * @param cos rank of x, each axis but the last 1 or equal to x's; any strides.

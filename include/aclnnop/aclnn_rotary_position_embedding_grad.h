@@ -64,7 +64,9 @@ extern "C" {
  *     - Ascend950 only: an empty dy, cos or xOptional;
  *  5. a non-contiguous dxOut, dcosOut or dsinOut (CANN writes outputs
  *     densely), a non-empty tensor with NULL data, or data outside device
- *     memory -> 161002.
+ *     memory -> 161002; an output overlapping (first to last byte) an
+ *     input or an earlier output -> 161002 (aclnn_emu only: CANN leaves
+ *     it undefined).
  * Inputs may be non-contiguous (staged through the workspace).
  * When @p xOptional is NULL, dcosOut and dsinOut are not checked beyond
  * 1-3 and never written: pass empty tensors with NULL data, as CANN's

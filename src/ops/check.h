@@ -26,6 +26,14 @@ aclnnStatus emu_check_has_data(const char *api, const char *name, const aclTenso
 /* A non-empty tensor's view lies inside one live device block (unless the
  * thread allows host memory). */
 aclnnStatus emu_check_device_memory(const char *api, const char *name, const aclTensor *tensor);
+/* Every output tensors[first_output..count) shares no byte with any tensor
+ * before it (the inputs and the earlier outputs): the results would depend
+ * on the order of reads and writes, which CANN leaves undefined, so the
+ * emulator reports 161002 instead. Extents are compared, so two views
+ * interleaved in one buffer count as shared too. NULL tensors and empty or
+ * address-less views pass. */
+aclnnStatus emu_check_outputs_separate(const char *api, const char *const *names, const aclTensor *const *tensors,
+                                       int first_output, int count);
 /* BF16 is not supported by the Atlas training series (Ascend910). */
 aclnnStatus emu_check_bf16_supported(const char *api, const char *name, const aclTensor *tensor);
 

@@ -191,7 +191,7 @@ aclnnStatus floyd_validate(const floyd_call *c, const uint64_t *workspace_size, 
             EMU_TRY(floyd_check_memory(c->api, c->names[i], c->tensors[i]));
         }
     }
-    return ACLNN_SUCCESS;
+    return emu_check_outputs_separate(c->api, c->names, c->tensors, c->inputs, c->count);
 }
 
 aclOpExecutor *floyd_executor(const floyd_call *c, const floyd_dims *dims)

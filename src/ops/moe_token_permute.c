@@ -234,6 +234,7 @@ aclnnStatus aclnnMoeTokenPermuteGetWorkspaceSize(const aclTensor *tokens, const 
     for (int i = 0; i < 4; ++i) {
         EMU_TRY(emu_check_device_memory(API, NAMES[i], all[i]));
     }
+    EMU_TRY(emu_check_outputs_separate(API, NAMES, all, 2, 4));
 
     aclOpExecutor *planned = emu_executor_create(API, "aclnnMoeTokenPermute", 2, 2);
     if (planned == NULL) {

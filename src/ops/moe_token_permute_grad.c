@@ -172,12 +172,14 @@ aclnnStatus aclnnMoeTokenPermuteGradGetWorkspaceSize(const aclTensor *permutedOu
     EMU_TRY(emu_check_device_memory(API, "permutedOutputGrad", permutedOutputGrad));
     EMU_TRY(emu_check_device_memory(API, "sortedIndices", sortedIndices));
     EMU_TRY(emu_check_device_memory(API, "out", out));
+    static const char *const NAMES[] = {"permutedOutputGrad", "sortedIndices", "out"};
+    const aclTensor *const all[] = {permutedOutputGrad, sortedIndices, out};
+    EMU_TRY(emu_check_outputs_separate(API, NAMES, all, 2, 3));
 
     aclOpExecutor *planned = emu_executor_create(API, "aclnnMoeTokenPermuteGrad", 2, 1);
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
-    static const char *const NAMES[] = {"permutedOutputGrad", "sortedIndices", "out"};
     emu_executor_name_tensors(planned, NAMES);
     emu_executor_bind(planned, GRAD, permutedOutputGrad);
     emu_executor_bind(planned, INDICES, sortedIndices);

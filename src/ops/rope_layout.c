@@ -302,7 +302,11 @@ aclnnStatus emu_rope_check_memory(const emu_rope_args *args)
     if (args->x != NULL) {
         EMU_TRY(check_input(args, "xOptional", args->x));
     }
-    return ACLNN_SUCCESS;
+    /* Without x, dcosOut and dsinOut are never written. */
+    const char *const names[] = {args->main_name, "cos", "sin", "xOptional", args->out_name, "dcosOut", "dsinOut"};
+    const aclTensor *const tensors[] = {args->main, args->cos, args->sin, args->x, args->out,
+                                        args->x != NULL ? args->dcos : NULL, args->x != NULL ? args->dsin : NULL};
+    return emu_check_outputs_separate(args->api, names, tensors, 4, 7);
 }
 
 /* ------------------------------------------------------------------ plan */

@@ -20,7 +20,7 @@ import aclnn_emu
 import numpy as np
 import pytest
 from aclnn_emu import AclnnError, ffi, lib
-from helpers import BF16, make_tensor, take_msg
+from helpers import BF16, Block, make_tensor, take_msg
 from reference import THRESHOLDS, assert_precision, dtype_name
 
 NULLPTR = 161001
@@ -588,6 +588,32 @@ def test_grad_outputs_sharing_memory_are_rejected(views):
     finally:
         for t in made:
             lib.aclDestroyTensor(t)
+
+
+def test_grad_self_overlapping_output_is_written_in_row_order(views):
+    """dv2Out with stride 0 on every axis but D: one writer, rows in order, so the last row wins for any
+    thread count (two threads writing it back raced before)."""
+    expected = GradCall(views).run()[4][0, 0, -1, -1]  # dv2[b, h, K-1, M-1, :]
+    assert np.abs(expected.astype(np.float32)).max() > 0
+    D = SMALL[-1]
+    previous = aclnn_emu.get_num_threads()
+    got = []
+    try:
+        for threads in (1, 2):
+            aclnn_emu.set_num_threads(threads)
+            call = GradCall(views)
+            block = Block(np.zeros(D, np.float16))
+            t = make_tensor(call.host["dv2Out"].shape, lib.ACL_FLOAT16, (0, 0, 0, 0, 1), 0, [D], block.ptr)
+            try:
+                call.run(dv2Out=t)
+                got.append(block.read())
+            finally:
+                lib.aclDestroyTensor(t)
+                block.free()
+    finally:
+        aclnn_emu.set_num_threads(previous)
+    for row in got:
+        assert row.tobytes() == expected.tobytes()
 
 
 def test_forward_errors_through_python():

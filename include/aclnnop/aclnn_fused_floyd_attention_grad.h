@@ -60,7 +60,9 @@ extern "C" {
  *     from aclrtMalloc -> 161002 (aclnn_emu only: the device would fault);
  *     an output overlapping (first to last byte) an input or another
  *     output -> 161002 (aclnn_emu only: CANN leaves the result undefined).
- * Every tensor may have any strides and offset.
+ * Every tensor may have any strides and offset. An output whose elements
+ * overlap each other (a stride of 0, say) is written row by row in order,
+ * so the last row wins.
  *
  * @param query Q [B,H,N,M,D].
  * @param key1 K1 [B,H,N,K,D].

@@ -320,6 +320,35 @@ size_t emu_view_extent_bytes(const emu_view *view)
     return bytes;
 }
 
+bool emu_view_may_self_overlap(const emu_view *view)
+{
+    if (emu_view_is_empty(view)) {
+        return false;
+    }
+    int32_t order[EMU_MAX_DIMS];
+    int32_t count = 0;
+    for (int32_t i = 0; i < view->rank; ++i) {
+        if (view->shape[i] == 1) {
+            continue; /* a single index: its stride never matters */
+        }
+        int32_t at = count++;
+        while (at > 0 && view->strides[order[at - 1]] > view->strides[i]) { /* insertion sort by stride */
+            order[at] = order[at - 1];
+            --at;
+        }
+        order[at] = i;
+    }
+    int64_t reach = 0; /* furthest element offset of the smaller dimensions */
+    for (int32_t k = 0; k < count; ++k) {
+        const int64_t stride = view->strides[order[k]];
+        if (stride <= reach) {
+            return true;
+        }
+        reach += (view->shape[order[k]] - 1) * stride; /* bounded at creation */
+    }
+    return false;
+}
+
 bool emu_broadcast_shape(const emu_view *a, const emu_view *b, int64_t *out, int32_t *out_rank)
 {
     int32_t rank = a->rank > b->rank ? a->rank : b->rank;

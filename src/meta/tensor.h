@@ -34,6 +34,10 @@ const char *emu_shape_string(const emu_view *view, char *buf, size_t size);
 /* Bytes from the first to the last element of a non-empty view, inclusive
  * (SIZE_MAX if that does not fit). */
 size_t emu_view_extent_bytes(const emu_view *view);
+/* False when distinct indices provably address distinct elements (sorted by
+ * stride, each dimension steps over the whole reach of the smaller ones);
+ * true for stride-0 broadcasts and other views that may alias themselves. */
+bool emu_view_may_self_overlap(const emu_view *view);
 /* First element of the view. */
 static inline void *emu_view_origin(const emu_view *view)
 {

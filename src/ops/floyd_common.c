@@ -376,6 +376,10 @@ static void convert_rows(const floyd_run *run, const emu_view *view, float *dens
 {
     rows_ctx ctx = {run, view, dense, store};
     size_t rows = (size_t)(emu_view_numel(view) / view->shape[FLOYD_RANK - 1]);
+    if (store && emu_view_may_self_overlap(view)) {
+        rows_range(&ctx, 0, rows); /* one writer, in row order: the last row wins, as in the other operators */
+        return;
+    }
     emu_parallel_for(rows, 64, rows_range, &ctx);
 }
 

@@ -40,6 +40,7 @@ CTESTS = [
     "sample_rotary_position_embedding_grad",
     "sample_rotary_mul_grad",
     "sample_fused_floyd_attention_grad",
+    "fuzz",
 ]
 
 

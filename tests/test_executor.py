@@ -265,6 +265,67 @@ def test_rebinding_keeps_the_phase1_view(views):
         assert lib.aclDestroyAclOpExecutor(ex) == 0
 
 
+def test_workspace_overlapping_a_view_is_refused(views, workspaces):
+    """A workspace that shares bytes with a tensor would be overwritten mid-run: 161002 naming both."""
+    dy, x = rng_inputs((4, 8))
+    vdy, vx, vdx = views(dy), views(x, "transposed"), views(np.zeros_like(x))  # transposed x: staged
+    size, ex = phase1(vdy, vx, vdx)
+    assert size > 0
+    try:
+        expect(INVALID, lib.aclnnSiluBackward(vx.block.ptr, size, ex, NULL), "workspace", "self (input 1)")
+        expect(INVALID, lib.aclnnSiluBackward(vdx.block.ptr, size, ex, NULL), "workspace", "gradInput (output 0)")
+        expect(0, lib.aclnnSiluBackward(workspaces(size), size, ex, NULL))  # not consumed by the refusals
+        close_f32(vdx.values(), dy, x)
+    finally:
+        lib.aclDestroyAclOpExecutor(ex)
+
+
+def test_misaligned_addresses_are_refused(views, workspaces):
+    """Kernels load elements as their C types: a first element off its alignment is 161002, naming the tensor."""
+    dy, x = rng_inputs((2, 3))
+    vdy, vx, vdx = views(dy), views(x), views(np.zeros_like(x))
+    dims = ffi.new("int64_t[]", [2, 3])
+    odd = lib.aclCreateTensor(dims, 2, 0, NULL, 0, 2, dims, 2, ffi.cast("char *", vx.block.ptr) + 2)
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    try:
+        expect(INVALID, lib.aclnnSiluBackwardGetWorkspaceSize(vdy.tensor, odd, vdx.tensor, ws, ex), "self",
+               "not a multiple of its 4-byte element size")
+        good, _, gx, gdx = repeatable_small(views)
+        expect(INVALID, lib.aclSetInputTensorAddr(good, 1, NULL, ffi.cast("char *", gx.block.ptr) + 1),
+               "aclSetInputTensorAddr", "self (input 1)", "not a multiple")
+        expect(0, lib.aclnnSiluBackward(NULL, 0, good, NULL))  # the old address is kept
+        close_f32(gdx.values(), *rng_inputs((2, 3)))
+        expect(0, lib.aclDestroyAclOpExecutor(good))
+    finally:
+        lib.aclDestroyTensor(odd)
+
+
+def repeatable_small(views):
+    """A repeatable executor of a [2, 3] fp32 SiluBackward: (executor, dy, x, gradInput views)."""
+    dy, x = rng_inputs((2, 3))
+    vdy, vx, vdx = views(dy), views(x), views(np.zeros_like(x))
+    _, ex = phase1(vdy, vx, vdx)
+    expect(0, lib.aclSetAclOpExecutorRepeatable(ex))
+    return ex, vdy, vx, vdx
+
+
+def test_setters_name_the_argument(views):
+    ex, _, _, _ = repeatable_small(views)
+    host = np.zeros(6, np.float32)
+    try:
+        expect(INVALID, lib.aclSetOutputTensorAddr(ex, 0, NULL, ffi.from_buffer(host)), "gradInput (output 0)",
+               "aclnnSiluBackward")
+        expect(INVALID, lib.aclSetInputTensorAddr(ex, 0, NULL, NULL), "gradOutput (input 0)", "addr is NULL")
+    finally:
+        lib.aclDestroyAclOpExecutor(ex)
+
+
+def test_destroyed_executor_message_says_so(views):
+    ex, _, _, _ = repeatable_small(views)
+    expect(0, lib.aclDestroyAclOpExecutor(ex))
+    expect(INVALID, lib.aclnnSiluBackward(NULL, 0, ex, NULL), "consumed by an earlier run or destroyed")
+
+
 def test_management_functions_reject_null():
     expect(INNER_NULLPTR, lib.aclSetAclOpExecutorRepeatable(NULL), "executor")
     expect(INNER_NULLPTR, lib.aclDestroyAclOpExecutor(NULL), "executor")

@@ -372,6 +372,31 @@ def test_outputs_sharing_memory_are_rejected(views):
             lib.aclDestroyTensor(t)
 
 
+def test_rebinding_an_output_onto_an_input_is_refused_at_launch(views):
+    """Phase 1 refuses overlapping outputs; an address rebound later is refused by phase 2 (no memcpy on
+    overlapping rows), and the executor runs again once rebound apart."""
+    tokens = np.arange(8, dtype=np.float16).reshape(2, 4)
+    vt, vi = views(tokens), views(np.array([[1], [0]], np.int32))
+    vp, vs = views(np.zeros((2, 4), np.float16)), views(np.zeros(2, np.int32))
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    assert lib.aclnnMoeTokenPermuteGetWorkspaceSize(vt.tensor, vi.tensor, 0, False, vp.tensor, vs.tensor, ws, ex) == 0
+    assert lib.aclSetAclOpExecutorRepeatable(ex[0]) == 0
+    p = ffi.new("void **")
+    assert lib.aclrtMalloc(p, max(ws[0], 1), 0) == 0
+    try:
+        assert lib.aclSetOutputTensorAddr(ex[0], 0, NULL, ffi.cast("char *", vt.block.ptr) + 2) == 0
+        rc = lib.aclnnMoeTokenPermute(p[0], ws[0], ex[0], NULL)
+        msg = take_msg()
+        assert rc == INVALID and "permuteTokensOut (output 0) shares memory with tokens (input 0)" in msg, (rc, msg)
+        assert vt.untouched()
+        assert lib.aclSetOutputTensorAddr(ex[0], 0, NULL, vp.block.ptr) == 0
+        assert lib.aclnnMoeTokenPermute(p[0], ws[0], ex[0], NULL) == 0, take_msg()
+        np.testing.assert_array_equal(vp.values(), tokens[[1, 0]])
+    finally:
+        lib.aclDestroyAclOpExecutor(ex[0])
+        lib.aclrtFree(p[0])
+
+
 # ------------------------------------------------------------------ threads and ISAs
 
 

@@ -6,7 +6,9 @@
  *  - phase 1, `aclnnXxxGetWorkspaceSize(inputs..., outputs..., &workspaceSize, &executor)`,
  *    validates the arguments (NULL -> 161001, dtype/format -> 161002,
  *    shape -> 561002), plans the kernels and reports the workspace the plan
- *    needs (non-contiguous tensors are staged through it);
+ *    needs (non-contiguous tensors are staged through it). aclnn_emu also
+ *    refuses, with 161002, a non-empty tensor whose first element is not
+ *    aligned to its element size (the device would fault);
  *  - phase 2, `aclnnXxx(workspace, workspaceSize, executor, stream)`, checks
  *    the executor and the workspace and runs the plan on the stream.
  *
@@ -20,7 +22,12 @@
  *  - workspace NULL with workspaceSize > 0 -> ACLNN_ERR_PARAM_NULLPTR (161001);
  *  - workspaceSize below what phase 1 asked for -> ACLNN_ERR_PARAM_INVALID (161002);
  *  - an executor already consumed by an earlier phase 2 (undefined behaviour
- *    on CANN) -> ACLNN_ERR_PARAM_INVALID (161002).
+ *    on CANN) -> ACLNN_ERR_PARAM_INVALID (161002);
+ *  - aclnn_emu only (undefined behaviour on CANN), each 161002: a tensor
+ *    view or the workspace outside live device memory; a workspace sharing
+ *    bytes with a tensor view; an output that addresses rebound since phase
+ *    1 made share bytes with an input or another output (operators other
+ *    than the element-wise Silu pair, which may run in place).
  * After a phase-2 argument error the executor is left as it was, so the call
  * can be repeated with a correct workspace, or the executor released with
  * aclDestroyAclOpExecutor.
@@ -71,7 +78,9 @@ ACL_FUNC_VISIBILITY aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
  * @param addr the new storage address.
  * @return ACLNN_SUCCESS; ACLNN_ERR_PARAM_NULLPTR (161001) for a NULL
  *         executor; ACLNN_ERR_PARAM_INVALID (161002) for an index out of
- *         range or an executor that is not live.
+ *         range, an executor that is not live, or (aclnn_emu only) an
+ *         address that puts the view's first element off its element
+ *         alignment, or the view outside device memory.
  */
 ACL_FUNC_VISIBILITY aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
                                                       void *addr);

@@ -36,6 +36,7 @@ aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_ap
     executor->run = NULL;
     executor->pending_runs = 0;
     executor->names = NULL;
+    executor->outputs_may_alias = false;
     memset(executor->present, 0, sizeof executor->present);
     return executor;
 }
@@ -51,6 +52,11 @@ void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tens
     if (tensor != NULL) {
         executor->tensors[index] = tensor->view;
     }
+}
+
+void emu_executor_allow_aliasing(aclOpExecutor *executor)
+{
+    executor->outputs_may_alias = true;
 }
 
 void emu_executor_mark_unused(aclOpExecutor *executor, int index)
@@ -139,9 +145,10 @@ static aclnnStatus check_live(const char *api, const aclOpExecutor *executor, ac
         return ACLNN_SUCCESS;
     }
     if (emu_handle_is(executor, EMU_HANDLE_EXECUTOR_CONSUMED)) {
-        return emu_fail(dead_code, "%s: executor %p was already consumed by an earlier run; expected a fresh "
-                                   "executor from phase 1, or call aclSetAclOpExecutorRepeatable right after "
-                                   "phase 1 to run one executor many times.", api, (const void *)executor);
+        return emu_fail(dead_code, "%s: executor %p was already consumed by an earlier run or destroyed; "
+                                   "expected a fresh executor from phase 1 (call aclSetAclOpExecutorRepeatable "
+                                   "right after phase 1 to run one executor many times).", api,
+                        (const void *)executor);
     }
     return emu_fail(dead_code, "%s: executor %p is not a live executor; expected the executor returned by "
                                "phase 1 and not yet destroyed.", api, (const void *)executor);
@@ -173,6 +180,22 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
     return ACLNN_SUCCESS;
 }
 
+/* "gradOutput (input 0)" when the operator named its slots, else "input 0";
+ * "workspace" for slot -1. */
+static const char *slot_label(const aclOpExecutor *executor, int slot, char *buf, size_t size)
+{
+    const bool input = slot < executor->input_count;
+    const int position = input ? slot : slot - executor->input_count;
+    if (slot < 0) {
+        snprintf(buf, size, "workspace");
+    } else if (executor->names != NULL) {
+        snprintf(buf, size, "%s (%s %d)", executor->names[slot], input ? "input" : "output", position);
+    } else {
+        snprintf(buf, size, "%s %d", input ? "input" : "output", position);
+    }
+    return buf;
+}
+
 static aclnnStatus set_address(const char *api, aclOpExecutor *executor, size_t index, bool outputs_only,
                                bool inputs_only, aclTensor *tensor, void *addr)
 {
@@ -197,16 +220,22 @@ static aclnnStatus set_address(const char *api, aclOpExecutor *executor, size_t 
     emu_view rebound = executor->tensors[slot];
     rebound.data = addr;
     if (!emu_view_is_empty(&rebound)) {
+        char label[96], what[128];
+        slot_label(executor, (int)slot, label, sizeof label);
         if (addr == NULL) {
-            return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: addr is NULL for tensor %zu of %s, which has elements; "
-                                                     "expected device memory from aclrtMalloc.", api, index,
-                            executor->api);
+            return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: addr is NULL for %s of %s, which has elements; expected "
+                                                     "device memory from aclrtMalloc.", api, label, executor->api);
         }
         const void *origin = emu_view_origin(&rebound);
         size_t extent = emu_view_extent_bytes(&rebound);
+        if (!emu_view_is_aligned(&rebound)) {
+            return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: addr %p puts the first element of %s of %s at %p, not a "
+                                                     "multiple of its %zu-byte element size; expected an aligned "
+                                                     "address.", api, addr, label, executor->api, origin,
+                            emu_dtype_size(rebound.dtype));
+        }
         if (!executor->host_memory_allowed && !emu_host_memory_allowed() && !emu_device_range_ok(origin, extent)) {
-            char what[96];
-            snprintf(what, sizeof what, "tensor %zu of %s", index, executor->api);
+            snprintf(what, sizeof what, "%s of %s", label, executor->api);
             emu_report_device_range(api, what, origin, extent);
             return ACLNN_ERR_PARAM_INVALID;
         }
@@ -370,18 +399,41 @@ static aclnnStatus check_launch_memory(const char *api, const aclOpExecutor *exe
         return ACLNN_SUCCESS;
     }
     char what[96];
-    int slot = slots[bad];
-    bool input = slot < executor->input_count;
-    int position = input ? slot : slot - executor->input_count;
-    if (slot < 0) {
-        snprintf(what, sizeof what, "workspace");
-    } else if (executor->names != NULL) {
-        snprintf(what, sizeof what, "%s (%s %d)", executor->names[slot], input ? "input" : "output", position);
-    } else {
-        snprintf(what, sizeof what, "%s %d", input ? "input" : "output", position);
-    }
-    emu_report_device_range(api, what, ptrs[bad], lens[bad]);
+    emu_report_device_range(api, slot_label(executor, slots[bad], what, sizeof what), ptrs[bad], lens[bad]);
     return ACLNN_ERR_PARAM_INVALID;
+}
+
+/* The workspace shares no byte with a view, and (unless the operator runs in
+ * place) no output with an input or an earlier output: phase 1 checked the
+ * views it was given, but addresses may have been rebound since. */
+static aclnnStatus check_launch_hazards(const char *api, const aclOpExecutor *executor, const void *workspace)
+{
+    const int total = executor->input_count + executor->output_count;
+    char a[96], b[96];
+    if (executor->workspace_size > 0 && workspace != NULL) {
+        for (int i = 0; i < total; ++i) {
+            const emu_view *view = &executor->tensors[i];
+            if (executor->present[i] && view->data != NULL && !emu_view_is_empty(view) &&
+                emu_ranges_overlap(workspace, (size_t)executor->workspace_size, emu_view_origin(view),
+                                   emu_view_extent_bytes(view))) {
+                return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: the workspace (%p, %llu bytes) overlaps %s; expected "
+                                                         "workspace memory of its own.", api, workspace,
+                                (unsigned long long)executor->workspace_size, slot_label(executor, i, a, sizeof a));
+            }
+        }
+    }
+    for (int out = executor->input_count; out < total && !executor->outputs_may_alias; ++out) {
+        for (int other = 0; other < out && executor->present[out]; ++other) {
+            if (executor->present[other] &&
+                emu_views_share_bytes(&executor->tensors[out], &executor->tensors[other])) {
+                return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s shares memory with %s (their bytes from first to "
+                                                         "last element overlap); expected an output in memory of "
+                                                         "its own.", api, slot_label(executor, out, a, sizeof a),
+                                slot_label(executor, other, b, sizeof b));
+            }
+        }
+    }
+    return ACLNN_SUCCESS;
 }
 
 aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *executor,
@@ -410,6 +462,10 @@ aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspac
         if (status != ACLNN_SUCCESS) {
             return status;
         }
+    }
+    status = check_launch_hazards(api, executor, workspace);
+    if (status != ACLNN_SUCCESS) {
+        return status;
     }
     if (!emu_stream_is_valid(stream)) {
         return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: stream %p is not a live stream; expected NULL (the default "

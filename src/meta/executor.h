@@ -29,6 +29,9 @@ struct aclOpExecutor {
     uint64_t workspace_size;
     int input_count;
     int output_count;
+    /* Outputs may share memory with inputs (element-wise operators run in
+     * place); otherwise phase 2 refuses views that rebinding made overlap. */
+    bool outputs_may_alias;
     bool present[EMU_MAX_OP_TENSORS]; /* optional inputs given as NULL are absent */
     emu_view tensors[EMU_MAX_OP_TENSORS]; /* inputs, then outputs */
     emu_run_fn run;
@@ -51,6 +54,9 @@ aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_ap
 void emu_executor_name_tensors(aclOpExecutor *executor, const char *const *names);
 /* Copies the view of `tensor` (may be NULL for absent optional inputs) to slot `index`. */
 void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tensor);
+/* For element-wise operators, which read each element before writing it:
+ * outputs may share memory with inputs (in-place calls). */
+void emu_executor_allow_aliasing(aclOpExecutor *executor);
 /* Keeps slot `index` bound (so the address setters accept it) but as an
  * empty view, for a tensor this plan never reads or writes: phase 2 then
  * does not check memory that phase 1 was right to ignore. */
@@ -66,8 +72,10 @@ size_t emu_executor_report_live(void *out_file);
 
 /* The whole of every operator's phase 2: checks the executor, the workspace,
  * the stream and that every tensor view and the workspace lie in live device
- * memory (blocks may have been freed since phase 1), then queues the run on
- * the stream. A single-use executor is consumed here (a second phase 2 gets
+ * memory (blocks may have been freed since phase 1), that the workspace
+ * overlaps no view and, unless the operator allows aliasing, that no output
+ * overlaps an input or another output (addresses may have been rebound
+ * since phase 1), then queues the run on the stream. A single-use executor is consumed here (a second phase 2 gets
  * 161002) and freed after its run; a repeatable one may be queued many
  * times. */
 aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspace_size, aclOpExecutor *executor,

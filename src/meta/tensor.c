@@ -320,6 +320,22 @@ size_t emu_view_extent_bytes(const emu_view *view)
     return bytes;
 }
 
+bool emu_view_is_aligned(const emu_view *view)
+{
+    size_t item = emu_dtype_size(view->dtype);
+    size_t align = item > 8 ? 8 : item;
+    return align <= 1 || (align & (align - 1)) != 0 || (uintptr_t)emu_view_origin(view) % align == 0;
+}
+
+bool emu_views_share_bytes(const emu_view *a, const emu_view *b)
+{
+    if (a->data == NULL || b->data == NULL || emu_view_is_empty(a) || emu_view_is_empty(b)) {
+        return false;
+    }
+    return emu_ranges_overlap(emu_view_origin(a), emu_view_extent_bytes(a), emu_view_origin(b),
+                              emu_view_extent_bytes(b));
+}
+
 bool emu_view_may_self_overlap(const emu_view *view)
 {
     if (emu_view_is_empty(view)) {

@@ -38,6 +38,12 @@ size_t emu_view_extent_bytes(const emu_view *view);
  * stride, each dimension steps over the whole reach of the smaller ones);
  * true for stride-0 broadcasts and other views that may alias themselves. */
 bool emu_view_may_self_overlap(const emu_view *view);
+/* Both views have memory and elements, and their extents (first to last
+ * byte) overlap. */
+bool emu_views_share_bytes(const emu_view *a, const emu_view *b);
+/* The first element's address is a multiple of the element size (of 8 for
+ * larger elements): the kernels load elements as their C types. */
+bool emu_view_is_aligned(const emu_view *view);
 /* First element of the view. */
 static inline void *emu_view_origin(const emu_view *view)
 {

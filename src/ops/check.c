@@ -72,11 +72,20 @@ aclnnStatus emu_check_bf16_supported(const char *api, const char *name, const ac
 
 aclnnStatus emu_check_has_data(const char *api, const char *name, const aclTensor *tensor)
 {
-    if (tensor->view.data == NULL && !emu_view_is_empty(&tensor->view)) {
+    if (emu_view_is_empty(&tensor->view)) {
+        return ACLNN_SUCCESS;
+    }
+    if (tensor->view.data == NULL) {
         char shape[256];
         return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has no device memory (its data address is NULL) but shape "
                                                  "%s; expected memory from aclrtMalloc.", api, name,
                         emu_shape_string(&tensor->view, shape, sizeof shape));
+    }
+    if (!emu_view_is_aligned(&tensor->view)) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s starts at %p, not a multiple of its %zu-byte element size; "
+                                                 "expected an aligned address (aclrtMalloc memory plus whole "
+                                                 "elements).", api, name, emu_view_origin(&tensor->view),
+                        emu_dtype_size(tensor->view.dtype));
     }
     return ACLNN_SUCCESS;
 }
@@ -98,36 +107,15 @@ aclnnStatus emu_check_device_memory(const char *api, const char *name, const acl
     return ACLNN_SUCCESS;
 }
 
-/* [origin, origin + extent) of a view that has memory, or false. */
-static bool byte_range(const aclTensor *tensor, const char **begin, size_t *length)
-{
-    const emu_view *view = tensor != NULL ? &tensor->view : NULL;
-    if (view == NULL || view->data == NULL || emu_view_is_empty(view)) {
-        return false;
-    }
-    *begin = emu_view_origin(view);
-    *length = emu_view_extent_bytes(view);
-    return true;
-}
-
 aclnnStatus emu_check_outputs_separate(const char *api, const char *const *names, const aclTensor *const *tensors,
                                        int first_output, int count)
 {
     for (int out = first_output; out < count; ++out) {
-        const char *out_begin;
-        size_t out_length;
-        if (!byte_range(tensors[out], &out_begin, &out_length)) {
-            continue;
-        }
-        for (int other = 0; other < out; ++other) {
-            const char *other_begin;
-            size_t other_length;
-            if (byte_range(tensors[other], &other_begin, &other_length) &&
-                emu_ranges_overlap(out_begin, out_length, other_begin, other_length)) {
-                return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s (bytes %p..+%zu) shares memory with %s (bytes "
-                                                         "%p..+%zu); expected an output in memory of its own.",
-                                api, names[out], (const void *)out_begin, out_length, names[other],
-                                (const void *)other_begin, other_length);
+        for (int other = 0; other < out && tensors[out] != NULL; ++other) {
+            if (tensors[other] != NULL && emu_views_share_bytes(&tensors[out]->view, &tensors[other]->view)) {
+                return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s shares memory with %s (their bytes from first to "
+                                                         "last element overlap); expected an output in memory of "
+                                                         "its own.", api, names[out], names[other]);
             }
         }
     }

@@ -21,7 +21,8 @@ aclnnStatus emu_check_same_dtype(const char *api, const char *name, const aclTen
 aclnnStatus emu_check_max_rank(const char *api, const char *name, const aclTensor *tensor, int max_rank);
 aclnnStatus emu_check_same_shape(const char *api, const char *name, const aclTensor *tensor, const char *ref_name,
                                  const aclTensor *ref, aclnnStatus code);
-/* A non-empty tensor must point at memory (its data is not NULL). */
+/* A non-empty tensor must point at memory (its data is not NULL) and its
+ * first element be aligned to the element size. */
 aclnnStatus emu_check_has_data(const char *api, const char *name, const aclTensor *tensor);
 /* A non-empty tensor's view lies inside one live device block (unless the
  * thread allows host memory). */

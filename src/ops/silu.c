@@ -30,6 +30,7 @@ aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uin
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
+    emu_executor_allow_aliasing(planned); /* element-wise: in-place calls are fine */
     static const char *const NAMES[] = {"self", "out"};
     emu_executor_name_tensors(planned, NAMES);
     emu_executor_bind(planned, 0, self);

@@ -82,6 +82,7 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
+    emu_executor_allow_aliasing(planned); /* element-wise: in-place calls are fine */
     static const char *const NAMES[] = {"gradOutput", "self", "gradInput"};
     emu_executor_name_tensors(planned, NAMES);
     emu_executor_bind(planned, 0, gradOutput);

@@ -23,13 +23,33 @@
  *     the bytes just past the workspace;
  *  5. once per operator, the phase-2 misuses (NULL executor, workspace
  *     NULL or short, another operator's executor, a bad stream, a consumed
- *     executor, a destroyed repeatable one).
+ *     executor, a destroyed repeatable one);
+ *  6. repeat trials: a valid call's executor made repeatable and launched
+ *     several times on the default stream and two created ones, its
+ *     addresses rebound between launches (every setter and its alias, with
+ *     and without the descriptor) to other device blocks; each launch must
+ *     equal, bit for bit, a fresh single-use run on copies of the same
+ *     bytes, and write nothing outside its output views. In between, calls
+ *     that must be refused and leave the executor as it was: rebinding to
+ *     host memory, NULL, a block too short or freed, an index out of
+ *     range, an optional slot absent in phase 1; a NULL executor, another
+ *     operator's phase 2, a destroyed stream, a workspace in host memory,
+ *     freed, NULL or short. aclrtFree of a block the executor is bound to
+ *     (a launch using it sometimes queued) must wait, and the next launch
+ *     be refused. Then the hazards: a workspace overlapping a tensor's view,
+ *     an output rebound onto an input or another output (refused where
+ *     phase 1 refuses such a call; Silu's in-place call must equal a fresh
+ *     in-place run). Last, the executor is destroyed with launches queued
+ *     (their results must be there at once), then refused.
  * 400 trials per operator (300 for Floyd attention, whose phase 2 runs
- * on a sample of 20 calls: 0.1 s each under ASan). Every trial seeds the
- * generator from (operator, trial), so a failure printed as
- * "aclnnXxx trial N" reproduces alone with `test_fuzz aclnnXxx N`; with
- * TEST_FUZZ_TRACE=1 every call is printed before it is made, which names
- * the trial behind a sanitizer abort. Prints "N passed, M failed". */
+ * on a sample of 20 calls: 0.1 s each under ASan), and 40 repeat trials
+ * (2 for Floyd). Every trial seeds the generator from (operator, trial),
+ * so a failure printed as "aclnnXxx trial N" reproduces alone with
+ * `test_fuzz aclnnXxx N`, and one printed as "aclnnXxx trial N
+ * (repeatable executor: ...)" with `test_fuzz aclnnXxx rN`; with
+ * TEST_FUZZ_TRACE=1 every call (every step of a repeat trial) is printed
+ * before it is made, which names the trial behind a sanitizer abort.
+ * Prints "N passed, M failed". */
 #define TEST_RNG_SEED 0xF022C0DEull
 #include "test_util.h"
 
@@ -162,6 +182,11 @@ typedef struct op_spec {
     int trials;
     int baseline_run_every;   /* run the baseline's phase 2 on every n-th trial */
     int mutated_run_budget;   /* phase-2 runs of mutated calls per operator (-1: all) */
+    /* Phase 1 refuses an output sharing bytes with an input or another
+     * output (161002); Silu's pair accepts in-place calls. */
+    bool outputs_separate;
+    int repeat_trials;        /* repeatable-executor trials (each several launches) */
+    int repeat_groups;        /* synchronizations per repeatable-executor trial */
 } op_spec;
 
 /* ------------------------------------------------------------ reporting */
@@ -173,6 +198,8 @@ typedef struct {
     int phase2_runs;
     int phase2_skipped;
     int mutated_runs;
+    int repeat_launches;  /* launches of repeatable executors checked against a fresh single-use run */
+    int repeat_refusals;  /* rebindings and launches of repeatable executors refused as they should be */
     aclnnStatus codes[MAX_CODES];
     int code_counts[MAX_CODES];
     int code_kinds;
@@ -872,36 +899,37 @@ static void floyd_mutate_attrs(trial *tr)
 static const op_spec OPS[] = {
     {"aclnnSilu", "aclnnSiluGetWorkspaceSize", SPEC_COUNT(SILU_TENSORS), SILU_TENSORS, FORMAT_ANY, -1,
      {ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID}, 2, silu_baseline, silu_phase1, aclnnSilu, NULL, NULL, NULL,
-     400, 1, -1},
+     400, 1, -1, false, 40, 2},
     {"aclnnSiluBackward", "aclnnSiluBackwardGetWorkspaceSize", SPEC_COUNT(SILU_BACKWARD_TENSORS),
      SILU_BACKWARD_TENSORS, FORMAT_ANY, -1, {ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID}, 2,
-     silu_backward_baseline, silu_backward_phase1, aclnnSiluBackward, NULL, NULL, NULL, 400, 1, -1},
+     silu_backward_baseline, silu_backward_phase1, aclnnSiluBackward, NULL, NULL, NULL, 400, 1, -1, false, 40, 2},
     {"aclnnRotaryPositionEmbedding", "aclnnRotaryPositionEmbeddingGetWorkspaceSize", SPEC_COUNT(ROPE_TENSORS),
      ROPE_TENSORS, FORMAT_ND_ONLY, -1,
      {ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_INNER_TILING_ERROR}, 3, rope_baseline, rope_phase1,
-     aclnnRotaryPositionEmbedding, rope_memory_checked, rope_short_circuit, rope_mutate_attrs, 400, 1, -1},
+     aclnnRotaryPositionEmbedding, rope_memory_checked, rope_short_circuit, rope_mutate_attrs, 400, 1, -1, true, 40,
+     2},
     {"aclnnRotaryPositionEmbeddingGrad", "aclnnRotaryPositionEmbeddingGradGetWorkspaceSize",
      SPEC_COUNT(ROPE_GRAD_TENSORS), ROPE_GRAD_TENSORS, FORMAT_ND_ONLY, -1,
      {ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_INNER_TILING_ERROR}, 3, rope_grad_baseline,
      rope_grad_phase1, aclnnRotaryPositionEmbeddingGrad, rope_grad_memory_checked, NULL, rope_mutate_attrs, 400, 1,
-     -1},
+     -1, true, 40, 2},
     {"aclnnMoeTokenPermute", "aclnnMoeTokenPermuteGetWorkspaceSize", SPEC_COUNT(MOE_PERMUTE_TENSORS),
      MOE_PERMUTE_TENSORS, FORMAT_ANY, -1,
      {ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_INNER_TILING_ERROR}, 3, moe_permute_baseline,
-     moe_permute_phase1, aclnnMoeTokenPermute, NULL, NULL, moe_permute_mutate_attrs, 400, 1, -1},
+     moe_permute_phase1, aclnnMoeTokenPermute, NULL, NULL, moe_permute_mutate_attrs, 400, 1, -1, true, 40, 2},
     {"aclnnMoeTokenPermuteGrad", "aclnnMoeTokenPermuteGradGetWorkspaceSize", SPEC_COUNT(MOE_GRAD_TENSORS),
      MOE_GRAD_TENSORS, FORMAT_ANY, -1,
      {ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_INNER_TILING_ERROR}, 3, moe_grad_baseline,
-     moe_grad_phase1, aclnnMoeTokenPermuteGrad, NULL, NULL, moe_grad_mutate_attrs, 400, 1, -1},
+     moe_grad_phase1, aclnnMoeTokenPermuteGrad, NULL, NULL, moe_grad_mutate_attrs, 400, 1, -1, true, 40, 2},
     /* Floyd runs cost ~0.1 s under ASan: phase 1 on every trial, phase 2 on a sample. */
     {"aclnnFusedFloydAttention", "aclnnFusedFloydAttentionGetWorkspaceSize", SPEC_COUNT(FLOYD_TENSORS),
      FLOYD_TENSORS, FORMAT_NO_PRIVATE, -1,
      {ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_INNER_TILING_ERROR}, 3, floyd_baseline,
-     floyd_phase1, aclnnFusedFloydAttention, NULL, NULL, floyd_mutate_attrs, 300, 50, 14},
+     floyd_phase1, aclnnFusedFloydAttention, NULL, NULL, floyd_mutate_attrs, 300, 50, 14, true, 2, 1},
     {"aclnnFusedFloydAttentionGrad", "aclnnFusedFloydAttentionGradGetWorkspaceSize",
      SPEC_COUNT(FLOYD_GRAD_TENSORS), FLOYD_GRAD_TENSORS, FORMAT_NO_PRIVATE, FG_MASK,
      {ACLNN_ERR_PARAM_NULLPTR, ACLNN_ERR_PARAM_INVALID, ACLNN_ERR_INNER_TILING_ERROR}, 3, floyd_grad_baseline,
-     floyd_grad_phase1, aclnnFusedFloydAttentionGrad, NULL, NULL, floyd_mutate_attrs, 300, 50, 14},
+     floyd_grad_phase1, aclnnFusedFloydAttentionGrad, NULL, NULL, floyd_mutate_attrs, 300, 50, 14, true, 2, 1},
 };
 enum { OP_COUNT = (int)(sizeof OPS / sizeof OPS[0]) };
 
@@ -1197,26 +1225,39 @@ static unsigned char *device_alloc(size_t bytes)
     return p;
 }
 
-/* Room for the baseline view, with slack so that mutated views sometimes still fit. */
+/* A device block the test cannot do without. */
+static unsigned char *device_block(size_t bytes)
+{
+    unsigned char *base = device_alloc(bytes);
+    if (base == NULL) {
+        fprintf(stderr, "aclrtMalloc of %zu bytes failed\n", bytes);
+        exit(2);
+    }
+    return base;
+}
+
+/* The block a tensor of this description gets: FRONT_GUARD bytes, then the
+ * view with slack, so that mutated views sometimes still fit. */
+static size_t block_bytes_for(const tensor_desc *d)
+{
+    uint64_t first = 0, bytes = 0;
+    if (desc_is_empty(d) || !desc_byte_range(d, &first, &bytes)) {
+        return FRONT_GUARD + 256;
+    }
+    uint64_t end = first + bytes;
+    return FRONT_GUARD + (size_t)(end + end / 2) + 64;
+}
+
+/* Room for the baseline views. */
 static void arena_fit(arena *a, const trial *tr)
 {
     for (int i = 0; i < tr->op->tensor_count; ++i) {
-        const tensor_desc *d = &tr->t[i];
-        uint64_t first = 0, bytes = 0;
-        size_t need = FRONT_GUARD + 256;
-        if (!desc_is_empty(d) && desc_byte_range(d, &first, &bytes)) {
-            uint64_t end = first + bytes;
-            need = FRONT_GUARD + (size_t)(end + end / 2) + 64;
-        }
+        size_t need = block_bytes_for(&tr->t[i]);
         if (a->blocks[i].size < need) {
             if (a->blocks[i].base != NULL) {
                 aclrtFree(a->blocks[i].base);
             }
-            a->blocks[i].base = device_alloc(need);
-            if (a->blocks[i].base == NULL) {
-                fprintf(stderr, "aclrtMalloc of %zu bytes failed\n", need);
-                exit(2);
-            }
+            a->blocks[i].base = device_block(need);
             a->blocks[i].size = need;
             a->blocks[i].device = true;
             a->blocks[i].owner = i;
@@ -1279,11 +1320,7 @@ static void setup_call(const trial *tr, const arena *a, call_memory *mem)
                 uint64_t end = first + bytes;
                 size = end > d->short_by ? (size_t)(end - d->short_by) : 1;
             }
-            unsigned char *base = device_alloc(size);
-            if (base == NULL) {
-                fprintf(stderr, "aclrtMalloc of %zu bytes failed\n", size);
-                exit(2);
-            }
+            unsigned char *base = device_block(size);
             add_extra(mem, base, size, true, i);
             mem->data[i] = base;
             break;
@@ -1484,10 +1521,20 @@ static void fill_content(unsigned char *out, size_t bytes, aclDataType dtype, co
     }
 }
 
+static void device_write(unsigned char *base, const unsigned char *from, size_t size)
+{
+    aclrtMemcpy(base, size, from, size, ACL_MEMCPY_HOST_TO_DEVICE);
+}
+
+static void device_read(const unsigned char *base, unsigned char *to, size_t size)
+{
+    aclrtMemcpy(to, size, base, size, ACL_MEMCPY_DEVICE_TO_HOST);
+}
+
 static void block_write(const block *k, const unsigned char *from)
 {
     if (k->device) {
-        aclrtMemcpy(k->base, k->size, from, k->size, ACL_MEMCPY_HOST_TO_DEVICE);
+        device_write(k->base, from, k->size);
     } else {
         memcpy(k->base, from, k->size);
     }
@@ -1496,7 +1543,7 @@ static void block_write(const block *k, const unsigned char *from)
 static void block_read(const block *k, unsigned char *to)
 {
     if (k->device) {
-        aclrtMemcpy(to, k->size, k->base, k->size, ACL_MEMCPY_DEVICE_TO_HOST);
+        device_read(k->base, to, k->size);
     } else {
         memcpy(to, k->base, k->size);
     }
@@ -1805,14 +1852,17 @@ static void run_trial(op_state *state, int op_index, int number)
 
 /* ------------------------------------------------------------ phase-2 misuse */
 
-/* The status and the message of the call just made: the code, and a message naming the API and `word`. */
+/* The status and the message of the call just made: the code, and a
+ * message naming the API, `word` and `word2` (each may be NULL). */
 static void expect_error(const trial *tr, aclnnStatus status, aclnnStatus code, const char *api, const char *word,
-                         const char *what)
+                         const char *word2, const char *what)
 {
     const char *message = aclGetRecentErrMsg();
-    expect(status == code && message_names(message, api) && (word == NULL || strstr(message, word) != NULL), tr,
-           "%s: expected %d and a message naming %s%s%s; got %d: %s", what, (int)code, api, word ? " and " : "",
-           word ? word : "", (int)status, message ? message : "(no message)");
+    bool named = message_names(message, api) && (word == NULL || strstr(message, word) != NULL) &&
+                 (word2 == NULL || strstr(message, word2) != NULL);
+    expect(status == code && named, tr, "%s: expected %d and a message naming %s%s%s%s%s; got %d: %s", what, (int)code,
+           api, word ? " and " : "", word ? word : "", word2 ? " and " : "", word2 ? word2 : "", (int)status,
+           message ? message : "(no message)");
 }
 
 static void misuse_phase2(op_state *state, int op_index)
@@ -1841,26 +1891,26 @@ static void misuse_phase2(op_state *state, int op_index)
         return;
     }
     unsigned char *workspace = size > 0 ? device_alloc((size_t)size) : NULL;
-    expect_error(&tr, op->phase2(workspace, size, NULL, NULL), ACLNN_ERR_PARAM_NULLPTR, op->name, "executor",
+    expect_error(&tr, op->phase2(workspace, size, NULL, NULL), ACLNN_ERR_PARAM_NULLPTR, op->name, "executor", NULL,
                  "NULL executor");
     expect_error(&tr, op->phase2(NULL, size > 0 ? size : 1, executor, NULL), ACLNN_ERR_PARAM_NULLPTR, op->name,
-                 "workspace", "NULL workspace with a size");
+                 "workspace", NULL, "NULL workspace with a size");
     if (size > 0) {
         expect_error(&tr, op->phase2(workspace, size - 1, executor, NULL), ACLNN_ERR_PARAM_INVALID, op->name,
-                     "workspaceSize", "workspace one byte short");
+                     "workspaceSize", NULL, "workspace one byte short");
     }
     expect_error(&tr, other->phase2(workspace, size, executor, NULL), ACLNN_ERR_PARAM_INVALID, other->name,
-                 "executor", "another operator's phase 2");
+                 "executor", NULL, "another operator's phase 2");
     int not_a_stream = 0;
     expect_error(&tr, op->phase2(workspace, size, executor, &not_a_stream), ACLNN_ERR_PARAM_INVALID, op->name,
-                 "stream", "a host pointer as stream");
+                 "stream", NULL, "a host pointer as stream");
     /* The errors above left the executor usable. */
     status = op->phase2(workspace, size, executor, NULL);
     expect(status == ACLNN_SUCCESS, &tr, "phase 2 after rejected misuses returned %d", (int)status);
     expect_error(&tr, op->phase2(workspace, size, executor, NULL), ACLNN_ERR_PARAM_INVALID, op->name, "consumed",
-                 "a consumed executor run again");
+                 NULL, "a consumed executor run again");
     expect_error(&tr, aclDestroyAclOpExecutor(executor), ACLNN_ERR_INNER, "aclDestroyAclOpExecutor", NULL,
-                 "destroying a consumed executor");
+                 NULL, "destroying a consumed executor");
 
     /* A repeatable executor: two runs, destroyed, then refused. */
     status = op->phase1(&tr, mem.tensors, &size, &executor);
@@ -1872,18 +1922,970 @@ static void misuse_phase2(op_state *state, int op_index)
     }
     expect(aclDestroyAclOpExecutor(executor) == ACLNN_SUCCESS, &tr, "destroying a repeatable executor");
     expect_error(&tr, op->phase2(workspace, size, executor, NULL), ACLNN_ERR_PARAM_INVALID, op->name, "executor",
-                 "a destroyed repeatable executor");
+                 NULL, "a destroyed repeatable executor");
     expect_error(&tr, aclDestroyAclOpExecutor(executor), ACLNN_ERR_INNER, "aclDestroyAclOpExecutor", NULL,
-                 "destroying an executor twice");
+                 NULL, "destroying an executor twice");
     if (workspace != NULL) {
         aclrtFree(workspace);
     }
     teardown_call(&mem, op);
 }
 
+/* ------------------------------------------------------------ repeatable executors */
+
+/* Round 2: each repeat trial plans one valid baseline call, makes the
+ * executor repeatable and launches it several times, rebinding addresses
+ * between launches. Every launch is compared bit for bit with a fresh
+ * single-use run of the same views on copies of the blocks it is bound to;
+ * the launches between two synchronizations write distinct output blocks
+ * (an address setter waits for the launches still queued), so each one's
+ * result can be checked after the synchronization. */
+
+enum {
+    POOL_SETS = 3, /* device blocks per tensor; a launch writes outputs no other launch since the last sync wrote */
+    MAX_LAUNCHES = 4 * POOL_SETS,
+    /* Repeat trial n seeds the generator as trial REPEAT_TRIAL_BASE + n. */
+    REPEAT_TRIAL_BASE = 1 << 20,
+    WORKSPACE_ALIGN = 64,
+};
+
+/* What the executor has for one tensor slot. */
+typedef struct {
+    unsigned char *addr;          /* the address bound to the slot */
+    unsigned char *block;         /* the device block it lies in, or NULL (an unused slot bound elsewhere) */
+    size_t block_size;
+    const unsigned char *content; /* what the block holds before a launch (outputs: the canary) */
+} binding;
+
+/* A device block a launch may write, checked once its stream is synchronized. */
+typedef struct {
+    int slot;                     /* the output whose view lies there, or -1 */
+    unsigned char *block;
+    size_t size;
+    uint64_t at;                  /* the view's first byte in the block */
+    const unsigned char *before;  /* the block's bytes before the launch */
+    unsigned char *expected;      /* the bytes a fresh single-use run left in its copy (owned), or NULL */
+    uint64_t scratch_at, scratch_bytes; /* a workspace placed in the block: anything may be left there */
+} written_block;
+
+typedef struct {
+    written_block out[MAX_TENSORS + 1];
+    int count;
+    char what[160]; /* the step that launched it */
+} launch_record;
+
+typedef aclnnStatus (*address_setter)(aclOpExecutor *executor, size_t index, aclTensor *tensor, void *addr);
+typedef enum { SLOTS_INPUTS, SLOTS_OUTPUTS, SLOTS_ALL } slot_range;
+
+static const struct {
+    address_setter fn;
+    const char *api; /* the name its messages use (the Acl* spellings forward to the acl* ones) */
+    slot_range range;
+} SETTERS[] = {
+    {aclSetInputTensorAddr, "aclSetInputTensorAddr", SLOTS_INPUTS},
+    {aclSetOutputTensorAddr, "aclSetOutputTensorAddr", SLOTS_OUTPUTS},
+    {aclSetTensorAddr, "aclSetTensorAddr", SLOTS_ALL},
+    {AclSetInputTensorAddr, "aclSetInputTensorAddr", SLOTS_INPUTS},
+    {AclSetOutputTensorAddr, "aclSetOutputTensorAddr", SLOTS_OUTPUTS},
+    {AclSetTensorAddr, "aclSetTensorAddr", SLOTS_ALL},
+};
+enum { SETTER_COUNT = (int)(sizeof SETTERS / sizeof SETTERS[0]) };
+
+typedef struct {
+    trial tr; /* the baseline; `what` names the step being made */
+    op_state *state;
+    int op_index;
+    int input_count;
+    aclrtStream streams[3]; /* the default stream, the operator's, and one of this trial's (NULL once destroyed) */
+    aclOpExecutor *executor;
+    uint64_t workspace_size;
+    unsigned char *workspace; /* workspace_size + WORKSPACE_GUARD bytes, or NULL */
+    aclTensor *tensors[MAX_TENSORS]; /* the phase-1 descriptors; NULL where absent or destroyed early */
+    /* Absent, empty, or ignored by the plan (RoPE grad's dcosOut/dsinOut
+     * without xOptional): phase 2 neither checks nor touches the slot. */
+    bool unused[MAX_TENSORS];
+    size_t pool_size[MAX_TENSORS];
+    unsigned char *pool[MAX_TENSORS][POOL_SETS];
+    unsigned char *image[MAX_TENSORS][POOL_SETS]; /* inputs: their content; outputs: NULL (the canary) */
+    unsigned char *mirror[MAX_TENSORS]; /* the reference run's copies of pool-sized blocks */
+    unsigned char *mirror_workspace;   /* and its workspace (reused: fresh pages cost Floyd more than its run) */
+    binding bound[MAX_TENSORS];
+    const unsigned char *canary; /* canary_at(0 .. largest) */
+    size_t largest;              /* the largest pool block, or WORKSPACE_GUARD */
+    unsigned char *decoy;        /* device block descriptors are pointed at by aclSetRawTensorAddr alone */
+    unsigned char *foreign;      /* host bytes (the canary) that unused slots may be bound to */
+    launch_record launches[MAX_LAUNCHES];
+    int launch_count;
+    unsigned used_sets; /* output sets launches wrote since the last synchronization */
+} repeat_state;
+
+/* Names the step about to be made: failures print it, and TEST_FUZZ_TRACE=1 prints every step. */
+static void step(repeat_state *rs, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(rs->tr.what, sizeof rs->tr.what, "repeatable executor: ");
+    vsnprintf(rs->tr.what + n, sizeof rs->tr.what - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (trace_calls) {
+        printf("%s repeat trial %d: %s\n", rs->tr.op->name, rs->tr.number, rs->tr.what);
+        fflush(stdout);
+    }
+}
+
+static const char *slot_name(const repeat_state *rs, int slot) { return rs->tr.op->tensors[slot].name; }
+static bool slot_is_output(const repeat_state *rs, int slot) { return rs->tr.op->tensors[slot].output; }
+
+/* A random slot: present, of the role asked (-1 any, 0 input, 1 output),
+ * used by the plan when `used`, not `except`; -1 when there is none. */
+static int random_slot(const repeat_state *rs, int role, bool used, int except)
+{
+    int candidates[MAX_TENSORS], count = 0;
+    for (int i = 0; i < rs->tr.op->tensor_count; ++i) {
+        if (rs->tr.t[i].present && i != except && (!used || !rs->unused[i]) &&
+            (role < 0 || (role == 1) == slot_is_output(rs, i))) {
+            candidates[count++] = i;
+        }
+    }
+    return count > 0 ? candidates[rnd_below(count)] : -1;
+}
+
+/* A random setter that reaches slot `i`, and the index it knows the slot by. */
+static int pick_setter(const repeat_state *rs, int i, size_t *index)
+{
+    bool output = slot_is_output(rs, i);
+    for (;;) {
+        int s = (int)rnd_below(SETTER_COUNT);
+        if (SETTERS[s].range == SLOTS_ALL) {
+            *index = (size_t)i;
+            return s;
+        }
+        if ((SETTERS[s].range == SLOTS_OUTPUTS) == output) {
+            *index = (size_t)(output ? i - rs->input_count : i);
+            return s;
+        }
+    }
+}
+
+/* Slot `i` in pool set `set`, a few elements off the block's usual place. */
+static binding pool_binding(const repeat_state *rs, int i, int set)
+{
+    int64_t delta = rnd_range(-2, 2) * (int64_t)aclDataTypeSize(rs->tr.t[i].dtype);
+    unsigned char *block = rs->pool[i][set];
+    return (binding){block + FRONT_GUARD + delta, block, rs->pool_size[i],
+                     rs->image[i][set] != NULL ? rs->image[i][set] : rs->canary};
+}
+
+/* After a setter call that passed `tensor`: the descriptor holds `want`. */
+static void expect_descriptor_address(repeat_state *rs, aclTensor *tensor, int i, const void *want)
+{
+    void *now = NULL;
+    if (tensor != NULL) {
+        expect(aclGetRawTensorAddr(tensor, &now) == ACLNN_SUCCESS && now == want, &rs->tr,
+               "the descriptor of %s holds %p; expected %p", slot_name(rs, i), now, want);
+    }
+}
+
+/* A rebinding that must succeed, through a random setter, with or without the descriptor. */
+static void rebind(repeat_state *rs, int i, binding to)
+{
+    size_t index;
+    int s = pick_setter(rs, i, &index);
+    aclTensor *tensor = rnd_chance(3) ? NULL : rs->tensors[i];
+    aclnnStatus status = SETTERS[s].fn(rs->executor, index, tensor, to.addr);
+    const char *message = aclGetRecentErrMsg();
+    expect(status == ACLNN_SUCCESS, &rs->tr, "%s(index %zu) of %s to %p returned %d: %s", SETTERS[s].api, index,
+           slot_name(rs, i), (void *)to.addr, (int)status, message ? message : "(no message)");
+    if (status == ACLNN_SUCCESS) {
+        rs->bound[i] = to;
+        expect_descriptor_address(rs, tensor, i, to.addr);
+    }
+}
+
+/* Uploads what every output block holds before a launch and lists the
+ * blocks the launch may write (all but the block of output `skip`). */
+static void prepare_outputs(repeat_state *rs, launch_record *rec, int skip)
+{
+    rec->count = 0;
+    snprintf(rec->what, sizeof rec->what, "%s", rs->tr.what + strlen("repeatable executor: "));
+    for (int o = rs->input_count; o < rs->tr.op->tensor_count; ++o) {
+        const binding *b = &rs->bound[o];
+        uint64_t first = 0, bytes = 0;
+        if (!rs->tr.t[o].present || rs->unused[o] || b->block == NULL) {
+            continue;
+        }
+        device_write(b->block, b->content, b->block_size);
+        if (o != skip && desc_byte_range(&rs->tr.t[o], &first, &bytes)) {
+            rec->out[rec->count++] = (written_block){o, b->block, b->block_size,
+                                                     (uint64_t)(b->addr - b->block) + first, b->content, NULL, 0, 0};
+        }
+    }
+}
+
+/* A fresh single-use run of the same call on copies of the blocks the
+ * executor is bound to (slots sharing a block share the copy), on the
+ * default stream: what it leaves in them becomes each written block's
+ * `expected`. */
+static void reference_run(repeat_state *rs, launch_record *rec)
+{
+    const op_spec *op = rs->tr.op;
+    unsigned char *copy[MAX_TENSORS] = {NULL};
+    bool owns[MAX_TENSORS] = {false};
+    aclTensor *t[MAX_TENSORS] = {NULL};
+    for (int i = 0; i < op->tensor_count; ++i) {
+        const binding *b = &rs->bound[i];
+        const tensor_desc *d = &rs->tr.t[i];
+        if (!d->present) {
+            continue;
+        }
+        void *data = b->addr;
+        if (b->block != NULL) {
+            for (int k = 0; k < i && copy[i] == NULL; ++k) {
+                copy[i] = rs->bound[k].block == b->block ? copy[k] : NULL;
+            }
+            if (copy[i] == NULL) {
+                owns[i] = b->block_size > rs->pool_size[i];
+                copy[i] = owns[i] ? device_block(b->block_size) : rs->mirror[i];
+                device_write(copy[i], b->content, b->block_size);
+            }
+            data = copy[i] + (b->addr - b->block);
+        }
+        t[i] = aclCreateTensor(d->shape, (uint64_t)d->rank, d->dtype, d->default_strides ? NULL : d->strides, d->offset,
+                               d->format, d->storage, (uint64_t)d->storage_rank, data);
+    }
+    uint64_t size = 0;
+    aclOpExecutor *executor = NULL;
+    aclnnStatus status = op->phase1(&rs->tr, t, &size, &executor);
+    const char *message = aclGetRecentErrMsg();
+    expect(status == ACLNN_SUCCESS && size == rs->workspace_size, &rs->tr,
+           "phase 1 of the fresh single-use reference returned %d, workspace %llu (the repeatable one: %llu): %s",
+           (int)status, (unsigned long long)size, (unsigned long long)rs->workspace_size,
+           status ? message : "");
+    if (status == ACLNN_SUCCESS) {
+        status = op->phase2(rs->mirror_workspace, size, executor, NULL);
+        message = aclGetRecentErrMsg();
+        expect(status == ACLNN_SUCCESS, &rs->tr, "phase 2 of the fresh single-use reference returned %d: %s",
+               (int)status, message ? message : "(no message)");
+        if (status != ACLNN_SUCCESS) {
+            aclDestroyAclOpExecutor(executor);
+        }
+        for (int e = 0; e < rec->count; ++e) {
+            written_block *w = &rec->out[e];
+            if (w->slot >= 0 && copy[w->slot] != NULL) {
+                w->expected = xmalloc(w->size);
+                device_read(copy[w->slot], w->expected, w->size);
+            }
+        }
+    }
+    for (int i = 0; i < op->tensor_count; ++i) {
+        aclDestroyTensor(t[i]);
+        if (owns[i]) {
+            aclrtFree(copy[i]);
+        }
+    }
+}
+
+static void settle(repeat_state *rs, bool synchronize);
+
+/* Launches the executor as bound now on `stream` after a reference run;
+ * the launch is checked at the next settle(). The block of output
+ * `unchecked` is not (it is about to be freed). */
+static void launch(repeat_state *rs, aclrtStream stream, int unchecked)
+{
+    const op_spec *op = rs->tr.op;
+    if (rs->launch_count == MAX_LAUNCHES) {
+        settle(rs, true);
+    }
+    launch_record *rec = &rs->launches[rs->launch_count];
+    prepare_outputs(rs, rec, unchecked);
+    reference_run(rs, rec);
+    aclnnStatus status = op->phase2(rs->workspace, rs->workspace_size, rs->executor, stream);
+    const char *message = aclGetRecentErrMsg();
+    expect(status == ACLNN_SUCCESS, &rs->tr, "%s of the repeatable executor on stream %p returned %d: %s", op->name,
+           stream, (int)status, message ? message : "(no message)");
+    if (status == ACLNN_SUCCESS) {
+        ++rs->launch_count;
+        ++rs->state->stats->repeat_launches;
+    } else {
+        for (int e = 0; e < rec->count; ++e) {
+            free(rec->out[e].expected);
+        }
+    }
+}
+
+/* The same launch again on the same stream: it runs after the first and
+ * writes the same bytes. */
+static void launch_again(repeat_state *rs, aclrtStream stream)
+{
+    aclnnStatus status = rs->tr.op->phase2(rs->workspace, rs->workspace_size, rs->executor, stream);
+    const char *message = aclGetRecentErrMsg();
+    expect(status == ACLNN_SUCCESS, &rs->tr, "a second launch with the same addresses on stream %p returned %d: %s",
+           stream, (int)status, message ? message : "(no message)");
+}
+
+/* Checks device bytes against `want`. */
+static void expect_device_bytes(repeat_state *rs, const unsigned char *base, size_t size, const unsigned char *want,
+                                const char *what)
+{
+    unsigned char *actual = xmalloc(size);
+    device_read(base, actual, size);
+    size_t first = 0, differ = memcmp(actual, want, size) == 0 ? 0 : count_differences(actual, want, size, &first);
+    expect(differ == 0, &rs->tr, "%zu byte(s) of %s changed, the first at byte %zu: 0x%02x, was 0x%02x", differ, what,
+           first, first < size ? actual[first] : 0, first < size ? want[first] : 0);
+    free(actual);
+}
+
+/* Checks the blocks a launch wrote: each equals the fresh run's copy, and
+ * outside the output views (and workspaces placed there) holds what it held
+ * before. With `ran` false (a refused launch) nothing may have changed. */
+static void check_record(repeat_state *rs, launch_record *rec, bool ran)
+{
+    for (int e = 0; e < rec->count; ++e) {
+        written_block *w = &rec->out[e];
+        bool first_in_block = true;
+        for (int k = 0; k < e; ++k) {
+            first_in_block = first_in_block && rec->out[k].block != w->block;
+        }
+        if (!first_in_block) {
+            continue;
+        }
+        const char *name = w->slot >= 0 ? slot_name(rs, w->slot) : "a tensor";
+        unsigned char *actual = xmalloc(w->size), *allowed = xmalloc(w->size);
+        device_read(w->block, actual, w->size);
+        size_t first = 0, differ;
+        if (ran && w->expected != NULL) {
+            differ = memcmp(actual, w->expected, w->size) == 0 ? 0
+                                                               : count_differences(actual, w->expected, w->size, &first);
+            expect(differ == 0, &rs->tr, "%zu byte(s) of %s's block differ from a fresh single-use run, the first "
+                   "at byte %zu (view from byte %llu): 0x%02x, expected 0x%02x (launch: %s)", differ, name, first,
+                   (unsigned long long)w->at, first < w->size ? actual[first] : 0,
+                   first < w->size ? w->expected[first] : 0, rec->what);
+        }
+        memcpy(allowed, w->before, w->size);
+        for (int k = e; k < rec->count && ran; ++k) {
+            const written_block *v = &rec->out[k];
+            if (v->block == w->block && v->slot >= 0) {
+                accept_view_bytes(&rs->tr.t[v->slot], v->at, actual, allowed);
+            }
+            if (v->block == w->block && v->scratch_bytes > 0) {
+                memcpy(allowed + v->scratch_at, actual + v->scratch_at, v->scratch_bytes);
+            }
+        }
+        differ = memcmp(actual, allowed, w->size) == 0 ? 0 : count_differences(actual, allowed, w->size, &first);
+        expect(differ == 0, &rs->tr, "%zu byte(s) %s in %s's block (%zu bytes, view from byte %llu), the first at "
+               "byte %zu: 0x%02x, was 0x%02x (launch: %s)", differ, ran ? "outside the output views changed" :
+               "changed by a refused launch", name, w->size, (unsigned long long)w->at, first,
+               first < w->size ? actual[first] : 0, first < w->size ? allowed[first] : 0, rec->what);
+        free(actual);
+        free(allowed);
+    }
+    for (int e = 0; e < rec->count; ++e) {
+        free(rec->out[e].expected);
+        rec->out[e].expected = NULL;
+    }
+}
+
+/* Synchronizes (unless `synchronize` is false: the caller knows the
+ * launches ran) and checks every launch since the last settle, the input
+ * blocks, the blocks of unused outputs, the decoy, the host bytes and the
+ * bytes past the workspace. */
+static void settle(repeat_state *rs, bool synchronize)
+{
+    const op_spec *op = rs->tr.op;
+    step(rs, "synchronize and check %d launch(es)", rs->launch_count);
+    for (int s = 1; s < 3 && synchronize; ++s) {
+        if (rs->streams[s] != NULL) {
+            expect(aclrtSynchronizeStream(rs->streams[s]) == ACL_SUCCESS, &rs->tr, "aclrtSynchronizeStream");
+        }
+    }
+    for (int r = 0; r < rs->launch_count; ++r) {
+        check_record(rs, &rs->launches[r], true);
+    }
+    rs->launch_count = 0;
+    rs->used_sets = 0;
+    char what[128];
+    for (int i = 0; i < op->tensor_count; ++i) {
+        for (int set = 0; set < POOL_SETS && rs->pool[i][0] != NULL; ++set) {
+            if (!slot_is_output(rs, i) || rs->unused[i]) {
+                snprintf(what, sizeof what, "%s's block %d (%s)", slot_name(rs, i), set,
+                         slot_is_output(rs, i) ? "an output the plan does not write" : "an input");
+                expect_device_bytes(rs, rs->pool[i][set], rs->pool_size[i],
+                                    rs->image[i][set] != NULL ? rs->image[i][set] : rs->canary, what);
+            }
+        }
+    }
+    expect_device_bytes(rs, rs->decoy, rs->largest, rs->canary, "the block descriptors alone were pointed at");
+    expect(memcmp(rs->foreign, rs->canary, rs->largest) == 0, &rs->tr,
+           "the host bytes unused slots were bound to changed");
+    if (rs->workspace != NULL) {
+        expect_device_bytes(rs, rs->workspace + rs->workspace_size, WORKSPACE_GUARD, rs->canary,
+                            "the guard past the workspace");
+    }
+}
+
+/* The status and message of a refused call, counted. */
+static void expect_refusal(repeat_state *rs, aclnnStatus status, aclnnStatus code, const char *api, const char *word,
+                           const char *word2, const char *what)
+{
+    ++rs->state->stats->repeat_refusals;
+    expect_error(&rs->tr, status, code, api, word, word2, what);
+}
+
+typedef enum { BAD_HOST, BAD_NULL, BAD_SHORT, BAD_FREED, BAD_KINDS } bad_address;
+
+/* A rebinding to an address the view does not fit: host memory, NULL, a
+ * block too short, a freed block. 161002 naming the setter, the slot and
+ * the descriptor keep their address. A slot the plan does not use accepts
+ * anything (its view is empty to phase 2): host bytes and NULL stay bound,
+ * and later launches must leave the host bytes alone. */
+static void bind_bad_address(repeat_state *rs)
+{
+    static const char *const KIND_NAMES[] = {"host memory", "NULL", "a block too short", "a freed block"};
+    static const char *const WORDS[] = {"not in device memory", "addr", "past the end", "not in device memory"};
+    int i = random_slot(rs, -1, false, -1);
+    bad_address kind = (bad_address)rnd_below(BAD_KINDS);
+    const tensor_desc *d = &rs->tr.t[i];
+    uint64_t first = 0, bytes = 0;
+    bool checked = !rs->unused[i] && desc_byte_range(d, &first, &bytes);
+    unsigned char *addr = NULL, *scratch = NULL;
+    if (kind == BAD_SHORT && checked && bytes < 2) {
+        kind = BAD_HOST; /* a view of one byte cannot start inside a block and end past it */
+    }
+    if (kind == BAD_HOST) {
+        addr = rs->foreign;
+    } else if (kind == BAD_SHORT) {
+        /* The view starts inside the block and runs 1-64 bytes past its end. */
+        uint64_t span = checked ? bytes : 64;
+        uint64_t short_by = (uint64_t)rnd_range(1, span - 1 < 64 ? (int64_t)span - 1 : 64);
+        scratch = device_block((size_t)(64 + first + span - short_by));
+        addr = scratch + 64;
+    } else if (kind == BAD_FREED) {
+        unsigned char *gone = device_block(rs->pool_size[i]);
+        addr = gone + FRONT_GUARD;
+        aclrtFree(gone);
+    }
+    step(rs, "rebind %s to %s", slot_name(rs, i), KIND_NAMES[kind]);
+    size_t index;
+    int s = pick_setter(rs, i, &index);
+    aclTensor *tensor = rnd_chance(2) ? rs->tensors[i] : NULL;
+    void *was = NULL;
+    if (tensor != NULL) {
+        aclGetRawTensorAddr(tensor, &was);
+    }
+    aclnnStatus status = SETTERS[s].fn(rs->executor, index, tensor, addr);
+    if (checked) {
+        /* The setters name the slot by its argument name and the operator. */
+        char what[160], slot_word[128];
+        snprintf(what, sizeof what, "%s rebound to %s", slot_name(rs, i), KIND_NAMES[kind]);
+        snprintf(slot_word, sizeof slot_word, "%s (", slot_name(rs, i));
+        expect_refusal(rs, status, ACLNN_ERR_PARAM_INVALID, SETTERS[s].api, slot_word, WORDS[kind], what);
+        expect_descriptor_address(rs, tensor, i, was);
+    } else {
+        const char *message = aclGetRecentErrMsg();
+        expect(status == ACLNN_SUCCESS, &rs->tr, "%s refused %s for %s, a slot the plan does not use (%d): %s",
+               SETTERS[s].api, KIND_NAMES[kind], slot_name(rs, i), (int)status, message ? message : "(no message)");
+        if (status == ACLNN_SUCCESS && (kind == BAD_HOST || kind == BAD_NULL)) {
+            rs->bound[i] = (binding){addr, NULL, 0, NULL};
+        } else if (status == ACLNN_SUCCESS) {
+            rebind(rs, i, pool_binding(rs, i, 0)); /* the block is going away */
+        }
+    }
+    if (scratch != NULL) {
+        aclrtFree(scratch);
+    }
+}
+
+/* One call the library must refuse, leaving the executor as it was: a bad
+ * address, an index out of range, an optional slot absent in phase 1, a
+ * NULL executor, another operator's phase 2, a destroyed stream, a
+ * workspace that is host memory, freed, NULL or short. Or a descriptor
+ * moved with aclSetRawTensorAddr alone, which the executor must not see. */
+static void refused_call(repeat_state *rs)
+{
+    const op_spec *op = rs->tr.op;
+    int absent = -1;
+    for (int i = 0; i < rs->input_count; ++i) {
+        absent = rs->tr.t[i].present ? absent : i;
+    }
+    int moved = random_slot(rs, -1, false, -1);
+    unsigned char *valid = rs->pool[moved][0] + FRONT_GUARD;
+    aclrtStream stream = rs->streams[rnd_below(3)];
+    char what[160];
+    switch (rnd_below(10)) {
+    case 0:
+    case 1:
+        bind_bad_address(rs);
+        break;
+    case 2: {
+        int s = (int)rnd_below(SETTER_COUNT);
+        int outputs = op->tensor_count - rs->input_count;
+        size_t count = (size_t)(SETTERS[s].range == SLOTS_INPUTS ? rs->input_count
+                                : SETTERS[s].range == SLOTS_OUTPUTS ? outputs : op->tensor_count);
+        size_t index = rnd_chance(4) ? SIZE_MAX : count + (size_t)rnd_below(3);
+        step(rs, "%s index %zu of %zu", SETTERS[s].api, index, count);
+        snprintf(what, sizeof what, "%s with index %zu (%zu slots)", SETTERS[s].api, index, count);
+        expect_refusal(rs, SETTERS[s].fn(rs->executor, index, NULL, valid), ACLNN_ERR_PARAM_INVALID, SETTERS[s].api,
+                       "index", NULL, what);
+        break;
+    }
+    case 3:
+        if (absent >= 0) {
+            int s = rnd_chance(2) ? 0 : 2; /* aclSetInputTensorAddr or aclSetTensorAddr: the same index */
+            step(rs, "%s on %s, absent in phase 1", SETTERS[s].api, slot_name(rs, absent));
+            snprintf(what, sizeof what, "rebinding %s, absent in phase 1", slot_name(rs, absent));
+            expect_refusal(rs, SETTERS[s].fn(rs->executor, (size_t)absent, NULL, valid), ACLNN_ERR_PARAM_INVALID,
+                           SETTERS[s].api, "optional", NULL, what);
+            break;
+        }
+        /* fall through */
+    case 4: {
+        int s = (int)rnd_below(SETTER_COUNT);
+        step(rs, "%s with a NULL executor; aclSetRawTensorAddr of a NULL tensor", SETTERS[s].api);
+        expect_refusal(rs, SETTERS[s].fn(NULL, 0, NULL, valid), ACLNN_ERR_PARAM_NULLPTR, SETTERS[s].api, "executor",
+                       NULL, "a NULL executor");
+        expect_refusal(rs, aclSetRawTensorAddr(NULL, valid), ACLNN_ERR_PARAM_NULLPTR, "aclSetRawTensorAddr",
+                       "tensor", NULL, "aclSetRawTensorAddr of a NULL tensor");
+        break;
+    }
+    case 5:
+        if (rs->tensors[moved] != NULL) {
+            step(rs, "aclSetRawTensorAddr of %s's descriptor alone", slot_name(rs, moved));
+            expect(aclSetRawTensorAddr(rs->tensors[moved], rs->decoy + FRONT_GUARD) == ACLNN_SUCCESS, &rs->tr,
+                   "aclSetRawTensorAddr");
+            expect_descriptor_address(rs, rs->tensors[moved], moved, rs->decoy + FRONT_GUARD);
+            break;
+        }
+        /* fall through */
+    case 6: {
+        const op_spec *other = &OPS[(rs->op_index + 1 + (int)rnd_below(OP_COUNT - 1)) % OP_COUNT];
+        step(rs, "%s given the executor", other->name);
+        snprintf(what, sizeof what, "%s given a repeatable executor of %s", other->name, op->name);
+        expect_refusal(rs, other->phase2(rs->workspace, rs->workspace_size, rs->executor, stream),
+                       ACLNN_ERR_PARAM_INVALID, other->name, "executor", NULL, what);
+        break;
+    }
+    case 7: {
+        aclrtStream gone = NULL;
+        expect(aclrtCreateStream(&gone) == ACL_SUCCESS && aclrtDestroyStream(gone) == ACL_SUCCESS, &rs->tr,
+               "aclrtCreateStream and aclrtDestroyStream");
+        step(rs, "a launch on a destroyed stream");
+        expect_refusal(rs, op->phase2(rs->workspace, rs->workspace_size, rs->executor, gone), ACLNN_ERR_PARAM_INVALID,
+                       op->name, "stream", NULL, "a launch on a destroyed stream");
+        break;
+    }
+    default: {
+        uint64_t size = rs->workspace_size;
+        if (size == 0) {
+            bind_bad_address(rs);
+            break;
+        }
+        static const char *const KINDS[] = {"in host memory", "freed", "NULL", "one byte short"};
+        int kind = (int)rnd_below(4);
+        unsigned char *host = kind == 0 ? xmalloc((size_t)size) : NULL, *gone = NULL;
+        if (kind == 1) {
+            gone = device_block((size_t)size);
+            aclrtFree(gone);
+        }
+        unsigned char *workspace = kind == 0 ? host : kind == 1 ? gone : kind == 2 ? NULL : rs->workspace;
+        step(rs, "a launch with the workspace %s", KINDS[kind]);
+        snprintf(what, sizeof what, "a launch with the workspace %s", KINDS[kind]);
+        expect_refusal(rs, op->phase2(workspace, kind == 3 ? size - 1 : size, rs->executor, stream),
+                       kind == 2 ? ACLNN_ERR_PARAM_NULLPTR : ACLNN_ERR_PARAM_INVALID, op->name,
+                       kind == 3 ? "workspaceSize" : "workspace", NULL, what);
+        free(host);
+        break;
+    }
+    }
+}
+
+/* aclrtFree of a block the executor is bound to: the free waits for a
+ * launch still queued that uses it; the next launch is refused (161002
+ * naming the tensor), never a use after free; rebound, the executor runs
+ * again. The launch before the free is queued, run, or not made. */
+static void free_bound_block(repeat_state *rs)
+{
+    const op_spec *op = rs->tr.op;
+    int i = random_slot(rs, -1, true, -1);
+    if (i < 0) {
+        return;
+    }
+    binding kept = rs->bound[i];
+    unsigned char *victim = device_block(kept.block_size);
+    device_write(victim, kept.content, kept.block_size);
+    step(rs, "rebind %s to a block about to be freed", slot_name(rs, i));
+    rebind(rs, i, (binding){victim + (kept.addr - kept.block), victim, kept.block_size, kept.content});
+    int how = (int)rnd_below(3);
+    if (how < 2) {
+        step(rs, "launch with %s in the block about to be freed", slot_name(rs, i));
+        launch(rs, how == 0 ? rs->streams[1 + rnd_below(2)] : NULL, slot_is_output(rs, i) ? i : -1);
+    }
+    step(rs, "aclrtFree of %s's block, %s", slot_name(rs, i), how == 0 ? "a launch queued" : "no launch queued");
+    expect(aclrtFree(victim) == ACL_SUCCESS, &rs->tr, "aclrtFree of a block the executor is bound to");
+    /* Nothing is allocated before the launch: the block's address must not be live again. */
+    char what[160];
+    snprintf(what, sizeof what, "a launch with %s in a freed block", slot_name(rs, i));
+    expect_refusal(rs, op->phase2(rs->workspace, rs->workspace_size, rs->executor, rs->streams[rnd_below(3)]),
+                   ACLNN_ERR_PARAM_INVALID, op->name, slot_name(rs, i), "not in device memory", what);
+    step(rs, "rebind %s back from the freed block", slot_name(rs, i));
+    rebind(rs, i, kept);
+}
+
+/* Launches between two synchronizations: each moves every output to a set
+ * no launch since the last synchronization wrote, may move inputs, makes
+ * calls that must be refused, and launches on the default stream or a
+ * created one, sometimes twice. */
+static void repeat_group(repeat_state *rs, int group)
+{
+    const op_spec *op = rs->tr.op;
+    int launches = (int)rnd_range(1, POOL_SETS);
+    for (int k = 0; k < launches; ++k) {
+        int set;
+        do {
+            set = (int)rnd_below(POOL_SETS);
+        } while (rs->used_sets & (1u << set));
+        step(rs, "group %d launch %d: outputs to set %d", group, k, set);
+        for (int i = 0; i < op->tensor_count; ++i) {
+            if (rs->tr.t[i].present && !rs->unused[i] && (slot_is_output(rs, i) || rnd_chance(3))) {
+                rebind(rs, i, pool_binding(rs, i, slot_is_output(rs, i) ? set : (int)rnd_below(POOL_SETS)));
+            }
+        }
+        for (int n = (int)rnd_below(3); n > 0; --n) {
+            refused_call(rs);
+        }
+        if (k == 0 && rnd_chance(3)) {
+            free_bound_block(rs);
+        }
+        int s = (int)rnd_below(3);
+        step(rs, "group %d launch %d on stream %d", group, k, s);
+        int recorded = rs->launch_count;
+        launch(rs, rs->streams[s], -1);
+        if (rnd_chance(4)) {
+            launch_again(rs, rs->streams[s]);
+        }
+        rs->used_sets |= 1u << set;
+        int i = random_slot(rs, 0, true, -1);
+        if (s > 0 && i >= 0 && rs->launch_count > recorded && rnd_chance(4)) {
+            /* A setter waits for the launches still queued: their results are there without a synchronize. */
+            step(rs, "group %d launch %d: rebind %s with the launch queued, check at once", group, k,
+                 slot_name(rs, i));
+            rebind(rs, i, pool_binding(rs, i, (int)rnd_below(POOL_SETS)));
+            check_record(rs, &rs->launches[--rs->launch_count], true);
+        }
+    }
+    settle(rs, true);
+}
+
+/* A shared block for the hazards below: `size` bytes, the canary but for
+ * `content` copied in at `at`. Its host image is returned in *image. */
+static unsigned char *shared_block(size_t size, const unsigned char *content, size_t content_size, size_t at,
+                                   unsigned char **image)
+{
+    *image = xmalloc(size);
+    for (size_t p = 0; p < size; ++p) {
+        (*image)[p] = canary_at(p);
+    }
+    memcpy(*image + at, content, content_size);
+    unsigned char *block = device_block(size);
+    device_write(block, *image, size);
+    return block;
+}
+
+/* A workspace that overlaps a tensor's view (inside one device block):
+ * undefined on the device, and here the staging copies would overlap
+ * (memcpy) and MoE's sort order, kept in the workspace, would be
+ * overwritten. Phase 2 must refuse it (161002 naming the workspace and the
+ * tensor); should it run, nothing outside the output views and the
+ * workspace may change either. */
+static void overlapping_workspace(repeat_state *rs)
+{
+    const op_spec *op = rs->tr.op;
+    uint64_t size = rs->workspace_size, first = 0, bytes = 0;
+    int i = random_slot(rs, -1, true, -1);
+    if (size == 0 || i < 0 || !desc_byte_range(&rs->tr.t[i], &first, &bytes)) {
+        return;
+    }
+    binding kept = rs->bound[i];
+    uint64_t start = (uint64_t)(kept.addr - kept.block) + first, end = start + bytes;
+    /* An aligned workspace with at least one byte in the view. */
+    int64_t lo = start >= size ? (int64_t)((start - size) / WORKSPACE_ALIGN + 1) : 0;
+    int64_t hi = (int64_t)((end - 1) / WORKSPACE_ALIGN);
+    if (lo > hi) {
+        return;
+    }
+    uint64_t at = WORKSPACE_ALIGN * (uint64_t)rnd_range(lo, hi);
+    size_t block_size = kept.block_size > at + size + WORKSPACE_GUARD ? kept.block_size
+                                                                       : (size_t)(at + size + WORKSPACE_GUARD);
+    unsigned char *image;
+    unsigned char *shared = shared_block(block_size, kept.content, kept.block_size, 0, &image);
+    step(rs, "a workspace overlapping %s (bytes %llu..%llu of its view's %llu..%llu)", slot_name(rs, i),
+         (unsigned long long)at, (unsigned long long)(at + size), (unsigned long long)start,
+         (unsigned long long)end);
+    rebind(rs, i, (binding){shared + (kept.addr - kept.block), shared, block_size, image});
+    launch_record rec;
+    prepare_outputs(rs, &rec, -1);
+    int entry = rec.count;
+    for (int e = 0; e < rec.count; ++e) {
+        entry = rec.out[e].block == shared ? e : entry;
+    }
+    if (entry == rec.count) {
+        rec.out[rec.count++] = (written_block){-1, shared, block_size, 0, image, NULL, 0, 0};
+    }
+    rec.out[entry].scratch_at = at;
+    rec.out[entry].scratch_bytes = size;
+    aclnnStatus status = op->phase2(shared + at, size, rs->executor, NULL);
+    char what[160];
+    snprintf(what, sizeof what, "a workspace overlapping %s", slot_name(rs, i));
+    expect_refusal(rs, status, ACLNN_ERR_PARAM_INVALID, op->name, "workspace", slot_name(rs, i), what);
+    check_record(rs, &rec, status == ACLNN_SUCCESS);
+    rebind(rs, i, kept);
+    aclrtFree(shared);
+    free(image);
+}
+
+static bool same_layout(const tensor_desc *a, const tensor_desc *b)
+{
+    bool same = a->dtype == b->dtype && a->rank == b->rank && a->offset == b->offset;
+    for (int k = 0; k < a->rank && same; ++k) {
+        same = a->shape[k] == b->shape[k] && a->strides[k] == b->strides[k];
+    }
+    return same;
+}
+
+/* An output rebound onto the bytes of an input or another output. Phase 1
+ * refuses such a call where outputs must stay separate (161002), so
+ * rebinding must too, by the setter or at the next launch: a launch would
+ * race and, for MoE, copy overlapping rows. Silu's pair accepts in-place
+ * calls: on an input's very view the launch must give what a fresh in-place
+ * run gives; any other overlap must at least change nothing outside the
+ * output views. */
+static void overlapping_output(repeat_state *rs)
+{
+    const op_spec *op = rs->tr.op;
+    int o = random_slot(rs, 1, true, -1);
+    int j = o < 0 ? -1 : random_slot(rs, op->outputs_separate ? -1 : 0, true, o);
+    uint64_t first_o = 0, bytes_o = 0, first_j = 0, bytes_j = 0;
+    if (j < 0 || !desc_byte_range(&rs->tr.t[o], &first_o, &bytes_o) ||
+        !desc_byte_range(&rs->tr.t[j], &first_j, &bytes_j)) {
+        return;
+    }
+    binding kept_o = rs->bound[o], kept_j = rs->bound[j];
+    bool in_place = !rnd_chance(3) && same_layout(&rs->tr.t[o], &rs->tr.t[j]);
+    uint64_t shift = in_place ? 0 : (uint64_t)rnd_range(0, 8) * aclDataTypeSize(rs->tr.t[o].dtype);
+    /* j keeps its place in a copy of its block, put far enough in that o's
+     * address stays inside; both addresses stay aligned to their elements. */
+    size_t item_o = aclDataTypeSize(rs->tr.t[o].dtype);
+    uint64_t pad = (FRONT_GUARD + first_o + WORKSPACE_ALIGN - 1) / WORKSPACE_ALIGN * WORKSPACE_ALIGN;
+    uint64_t j_at = pad + (uint64_t)(kept_j.addr - kept_j.block);
+    uint64_t o_at = (j_at + first_j + shift - first_o) / item_o * item_o;
+    size_t size = pad + kept_j.block_size > o_at + first_o + bytes_o + 64 ? pad + kept_j.block_size
+                                                                           : o_at + first_o + bytes_o + 64;
+    unsigned char *image;
+    unsigned char *shared = shared_block(size, kept_j.content, kept_j.block_size, pad, &image);
+    step(rs, "%s rebound onto %s, %llu bytes in%s", slot_name(rs, o), slot_name(rs, j), (unsigned long long)shift,
+         in_place ? " (the same view)" : "");
+    rebind(rs, j, (binding){shared + j_at, shared, size, image});
+    size_t index;
+    int s = pick_setter(rs, o, &index);
+    aclnnStatus status = SETTERS[s].fn(rs->executor, index, NULL, shared + o_at);
+    char what[200];
+    snprintf(what, sizeof what, "%s rebound onto %s", slot_name(rs, o), slot_name(rs, j));
+    if (status != ACLNN_SUCCESS) {
+        expect_refusal(rs, status, ACLNN_ERR_PARAM_INVALID, SETTERS[s].api, NULL, NULL, what);
+        expect(op->outputs_separate, &rs->tr, "%s refused %s, which phase 1 of %s accepts", SETTERS[s].api, what,
+               op->name);
+    } else {
+        rs->bound[o] = (binding){shared + o_at, shared, size, image};
+        launch_record rec;
+        prepare_outputs(rs, &rec, -1);
+        if (in_place && !op->outputs_separate) {
+            reference_run(rs, &rec);
+        }
+        step(rs, "launch with %s rebound onto %s", slot_name(rs, o), slot_name(rs, j));
+        status = op->phase2(rs->workspace, rs->workspace_size, rs->executor, NULL);
+        /* A shift past the end of j's bytes leaves the two apart: a valid call. */
+        const uint64_t o_first = o_at + first_o, j_first = j_at + first_j;
+        const bool overlap = o_first < j_first + bytes_j && j_first < o_first + bytes_o;
+        const bool refuse = op->outputs_separate && overlap;
+        if (status != ACLNN_SUCCESS) {
+            expect_refusal(rs, status, ACLNN_ERR_PARAM_INVALID, op->name, slot_name(rs, o), slot_name(rs, j), what);
+            expect(refuse, &rs->tr, "%s refused a launch with %s (%d), which phase 1 accepts", op->name, what,
+                   (int)status);
+        } else {
+            expect(!refuse, &rs->tr, "%s and %s accepted %s and ran it; phase 1 refuses such a call (161002: an "
+                   "output overlapping an input or another output)", SETTERS[s].api, op->name, what);
+        }
+        check_record(rs, &rec, status == ACLNN_SUCCESS);
+        rebind(rs, o, kept_o);
+    }
+    rebind(rs, j, kept_j);
+    aclrtFree(shared);
+    free(image);
+}
+
+/* The end of a repeat trial: the last launch (sometimes two) may still be
+ * queued when the executor is destroyed, or its stream destroyed first;
+ * aclDestroyAclOpExecutor waits, so the results are there without a
+ * synchronize. A second destroy, a rebinding and a launch of the destroyed
+ * executor are refused. */
+static void destroy_while_queued(repeat_state *rs)
+{
+    const op_spec *op = rs->tr.op;
+    int set = (int)rnd_below(POOL_SETS), s = (int)rnd_below(3);
+    step(rs, "last launch on stream %d, then destroy", s);
+    for (int o = rs->input_count; o < op->tensor_count; ++o) {
+        if (rs->tr.t[o].present && !rs->unused[o]) {
+            rebind(rs, o, pool_binding(rs, o, set));
+        }
+    }
+    launch(rs, rs->streams[s], -1);
+    if (rnd_chance(2)) {
+        launch_again(rs, rs->streams[s]);
+    }
+    if (s == 2 && rnd_chance(2)) {
+        step(rs, "aclrtDestroyStream with the last launch queued");
+        expect(aclrtDestroyStream(rs->streams[2]) == ACL_SUCCESS, &rs->tr, "aclrtDestroyStream with a launch queued");
+        rs->streams[2] = NULL;
+    }
+    step(rs, "aclDestroyAclOpExecutor with the last launch queued");
+    aclOpExecutor *gone = rs->executor;
+    expect(aclDestroyAclOpExecutor(gone) == ACLNN_SUCCESS, &rs->tr, "aclDestroyAclOpExecutor");
+    /* Nothing is allocated until these are made: the address must not be live again. */
+    expect_refusal(rs, aclDestroyAclOpExecutor(gone), ACLNN_ERR_INNER, "aclDestroyAclOpExecutor", "executor", NULL,
+                   "destroying a repeatable executor twice");
+    size_t index;
+    int setter = pick_setter(rs, random_slot(rs, -1, false, -1), &index);
+    expect_refusal(rs, SETTERS[setter].fn(gone, index, NULL, rs->pool[0][0] + FRONT_GUARD), ACLNN_ERR_PARAM_INVALID,
+                   SETTERS[setter].api, "executor", NULL, "rebinding a destroyed executor");
+    expect_refusal(rs, op->phase2(rs->workspace, rs->workspace_size, gone, rs->streams[rnd_below(2)]),
+                   ACLNN_ERR_PARAM_INVALID, op->name, "executor", NULL, "launching a destroyed executor");
+    rs->executor = NULL;
+    settle(rs, false);
+}
+
+/* Pools, descriptors, the repeatable executor and its workspace of trial
+ * `number`; false when phase 1 failed (reported). */
+static bool repeat_setup(repeat_state *rs, op_state *state, int op_index, int number)
+{
+    const op_spec *op = state->op;
+    memset(rs, 0, sizeof *rs);
+    rs->state = state;
+    rs->op_index = op_index;
+    rs->tr.op = op;
+    rs->tr.number = number;
+    seed_trial(op_index, REPEAT_TRIAL_BASE + number);
+    op->make_baseline(&rs->tr);
+    rs->largest = WORKSPACE_GUARD; /* the canary also covers the guard past the workspace */
+    for (int i = 0; i < op->tensor_count; ++i) {
+        rs->input_count += !op->tensors[i].output;
+        rs->pool_size[i] = block_bytes_for(&rs->tr.t[i]);
+        rs->largest = rs->pool_size[i] > rs->largest ? rs->pool_size[i] : rs->largest;
+    }
+    rs->canary = canary_of(state, rs->largest);
+    rs->decoy = device_block(rs->largest);
+    device_write(rs->decoy, rs->canary, rs->largest);
+    rs->foreign = xmalloc(rs->largest);
+    memcpy(rs->foreign, rs->canary, rs->largest);
+    for (int i = 0; i < op->tensor_count; ++i) {
+        const tensor_desc *d = &rs->tr.t[i];
+        if (!d->present) {
+            continue;
+        }
+        rs->mirror[i] = device_block(rs->pool_size[i]);
+        for (int set = 0; set < POOL_SETS; ++set) {
+            rs->pool[i][set] = device_block(rs->pool_size[i]);
+            if (!op->tensors[i].output) {
+                rs->image[i][set] = xmalloc(rs->pool_size[i]);
+                fill_content(rs->image[i][set], rs->pool_size[i], d->dtype, op->tensors[i].content, &rs->tr.attrs);
+            }
+            device_write(rs->pool[i][set], rs->image[i][set] != NULL ? rs->image[i][set] : rs->canary,
+                         rs->pool_size[i]);
+        }
+        binding b = pool_binding(rs, i, 0);
+        if (d->memory != MEM_OWN_BLOCK) { /* RoPE grad's unused dcosOut/dsinOut, as the baseline put them */
+            b = (binding){d->memory == MEM_HOST ? rs->foreign : NULL, NULL, 0, NULL};
+        }
+        rs->bound[i] = b;
+        rs->tensors[i] = aclCreateTensor(d->shape, (uint64_t)d->rank, d->dtype, d->default_strides ? NULL : d->strides,
+                                         d->offset, d->format, d->storage, (uint64_t)d->storage_rank, b.addr);
+    }
+    step(rs, "phase 1 and aclSetAclOpExecutorRepeatable");
+    aclnnStatus status = op->phase1(&rs->tr, rs->tensors, &rs->workspace_size, &rs->executor);
+    const char *message = aclGetRecentErrMsg();
+    expect(status == ACLNN_SUCCESS, &rs->tr, "phase 1 of a valid call returned %d: %s", (int)status,
+           message ? message : "(no message)");
+    if (status != ACLNN_SUCCESS) {
+        return false;
+    }
+    expect(aclSetAclOpExecutorRepeatable(rs->executor) == ACLNN_SUCCESS, &rs->tr, "aclSetAclOpExecutorRepeatable");
+    for (int i = 0; i < op->tensor_count; ++i) {
+        rs->unused[i] = !rs->tr.t[i].present || desc_is_empty(&rs->tr.t[i]) || !memory_checked(&rs->tr, rs->tensors, i);
+    }
+    if (rs->workspace_size > 0) {
+        rs->workspace = device_block((size_t)rs->workspace_size + WORKSPACE_GUARD);
+        device_write(rs->workspace + rs->workspace_size, rs->canary, WORKSPACE_GUARD);
+        rs->mirror_workspace = device_block((size_t)rs->workspace_size);
+    }
+    if (rnd_chance(4)) {
+        /* The executor holds its own copy of every view: the descriptors may go. */
+        for (int i = 0; i < op->tensor_count; ++i) {
+            aclDestroyTensor(rs->tensors[i]);
+            rs->tensors[i] = NULL;
+        }
+    }
+    rs->streams[1] = state->stream;
+    expect(aclrtCreateStream(&rs->streams[2]) == ACL_SUCCESS, &rs->tr, "aclrtCreateStream");
+    return true;
+}
+
+static void repeat_teardown(repeat_state *rs)
+{
+    const op_spec *op = rs->tr.op;
+    if (rs->executor != NULL) {
+        aclDestroyAclOpExecutor(rs->executor);
+    }
+    if (rs->streams[2] != NULL) {
+        aclrtDestroyStream(rs->streams[2]);
+    }
+    for (int i = 0; i < op->tensor_count; ++i) {
+        aclDestroyTensor(rs->tensors[i]);
+        if (rs->mirror[i] != NULL) {
+            aclrtFree(rs->mirror[i]);
+        }
+        for (int set = 0; set < POOL_SETS; ++set) {
+            if (rs->pool[i][set] != NULL) {
+                aclrtFree(rs->pool[i][set]);
+            }
+            free(rs->image[i][set]);
+        }
+    }
+    if (rs->workspace != NULL) {
+        aclrtFree(rs->workspace);
+        aclrtFree(rs->mirror_workspace);
+    }
+    aclrtFree(rs->decoy);
+    free(rs->foreign);
+}
+
+static void repeat_trial(op_state *state, int op_index, int number)
+{
+    repeat_state *rs = xmalloc(sizeof *rs);
+    if (repeat_setup(rs, state, op_index, number)) {
+        for (int g = 0; g < state->op->repeat_groups; ++g) {
+            repeat_group(rs, g);
+        }
+        /* Hazards use blocks of their own and rebind back, so the pools stay as the checks expect. */
+        overlapping_workspace(rs);
+        overlapping_output(rs);
+        destroy_while_queued(rs);
+    }
+    repeat_teardown(rs);
+    free(rs);
+}
+
 /* ------------------------------------------------------------ main */
 
-static void fuzz_operator(int op_index, int only_trial)
+/* only_trial / only_repeat: run that trial alone (-1: all of them; both -1: everything). */
+static void fuzz_operator(int op_index, int only_trial, int only_repeat)
 {
     op_stats stats;
     memset(&stats, 0, sizeof stats);
@@ -1898,11 +2900,16 @@ static void fuzz_operator(int op_index, int only_trial)
     }
     if (only_trial >= 0) {
         run_trial(&state, op_index, only_trial);
+    } else if (only_repeat >= 0) {
+        repeat_trial(&state, op_index, only_repeat);
     } else {
         for (int n = 0; n < state.op->trials; ++n) {
             run_trial(&state, op_index, n);
         }
         misuse_phase2(&state, op_index);
+        for (int n = 0; n < state.op->repeat_trials; ++n) {
+            repeat_trial(&state, op_index, n);
+        }
     }
     aclrtDestroyStream(state.stream);
     arena_release(&state.memory);
@@ -1913,13 +2920,17 @@ static void fuzz_operator(int op_index, int only_trial)
         append(codes, sizeof codes, "%s%d x%d", i ? ", " : "", (int)stats.codes[i], stats.code_counts[i]);
     }
     check(stats.failures == 0, "%s: %d trials, %d failed checks; mutated phase 1: %s; %d phase-2 runs checked, %d "
-          "skipped", state.op->name, stats.trials, stats.failures, codes, stats.phase2_runs, stats.phase2_skipped);
+          "skipped; repeatable: %d launches checked, %d calls refused", state.op->name, stats.trials, stats.failures,
+          codes, stats.phase2_runs, stats.phase2_skipped, stats.repeat_launches, stats.repeat_refusals);
 }
 
 int main(int argc, char **argv)
 {
     const char *only_op = argc > 1 ? argv[1] : NULL;
-    int only_trial = argc > 2 ? atoi(argv[2]) : -1;
+    /* "N" reruns trial N, "rN" repeat trial N. */
+    bool repeat = argc > 2 && argv[2][0] == 'r';
+    int only_trial = argc > 2 && !repeat ? atoi(argv[2]) : -1;
+    int only_repeat = repeat ? atoi(argv[2] + 1) : -1;
     const char *trace = getenv("TEST_FUZZ_TRACE");
     trace_calls = trace != NULL && strcmp(trace, "0") != 0;
     if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
@@ -1931,7 +2942,7 @@ int main(int argc, char **argv)
     aclnnEmuSetHostMemoryAllowed(0);
     for (int i = 0; i < OP_COUNT; ++i) {
         if (only_op == NULL || strcmp(only_op, OPS[i].name) == 0) {
-            fuzz_operator(i, only_trial);
+            fuzz_operator(i, only_trial, only_repeat);
         }
     }
     aclrtResetDevice(0);

@@ -58,11 +58,11 @@ struct emu_stream {
     uint32_t flags;
     emu_stream *next_live; /* in the list of live streams */
     int borrowers;         /* device-wide waits using it; under streams_lock */
+    bool destroyed;        /* destroyed while borrowed: the last borrower frees it; under streams_lock */
 };
 
 /* The live streams, for aclrtSynchronizeDevice and aclrtFree. */
 static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t streams_returned = PTHREAD_COND_INITIALIZER;
 static emu_stream *live_streams;
 
 bool emu_stream_is_valid(aclrtStream stream)
@@ -266,9 +266,10 @@ void emu_stream_launch(aclrtStream stream, emu_stream_work_fn work, void *ctx)
 
 /* ---- device-wide waits ---- */
 
-/* Device-wide waits borrow the live streams (so that aclrtDestroyStream
- * waits for them) and wait without holding streams_lock: a wait may last
- * until another thread records an event, and that thread may need the lock. */
+/* Device-wide waits borrow the live streams (so that a stream destroyed
+ * meanwhile stays allocated until they return it) and wait without holding
+ * streams_lock: a wait may last until another thread records an event, and
+ * that thread may need the lock. */
 typedef struct {
     emu_stream **streams;
     size_t count;
@@ -295,14 +296,28 @@ static bool borrow_streams(borrowed_streams *out)
     return true;
 }
 
+static void free_stream(emu_stream *s)
+{
+    pthread_cond_destroy(&s->task_done);
+    pthread_cond_destroy(&s->task_ready);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
 static void return_streams(borrowed_streams *borrowed)
 {
+    size_t orphans = 0;
     pthread_mutex_lock(&streams_lock);
     for (size_t i = 0; i < borrowed->count; ++i) {
-        borrowed->streams[i]->borrowers--;
+        emu_stream *s = borrowed->streams[i];
+        if (--s->borrowers == 0 && s->destroyed) {
+            borrowed->streams[orphans++] = s; /* aclrtDestroyStream left it to us */
+        }
     }
-    pthread_cond_broadcast(&streams_returned);
     pthread_mutex_unlock(&streams_lock);
+    for (size_t i = 0; i < orphans; ++i) {
+        free_stream(borrowed->streams[i]);
+    }
     free(borrowed->streams);
 }
 
@@ -369,15 +384,15 @@ static aclError bad_stream(const char *api, aclrtStream stream)
                                              "stream) or a stream from aclrtCreateStream.", api, stream);
 }
 
-aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
+/* Both creation entry points; `api` names the one called in messages. */
+static aclError create_stream(const char *api, aclrtStream *stream, uint32_t priority, uint32_t flag)
 {
     if (stream == NULL) {
-        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is NULL; expected a pointer to "
-                                                 "aclrtStream.");
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: stream is NULL; expected a pointer to aclrtStream.", api);
     }
     emu_stream *created = calloc(1, sizeof *created);
     if (created == NULL) {
-        return emu_fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateStream: out of host memory.");
+        return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory.", api);
     }
     pthread_mutex_init(&created->lock, NULL);
     pthread_cond_init(&created->task_ready, NULL);
@@ -389,7 +404,7 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
         pthread_cond_destroy(&created->task_ready);
         pthread_mutex_destroy(&created->lock);
         free(created);
-        return emu_fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateStream: out of host memory.");
+        return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory.", api);
     }
     pthread_mutex_lock(&streams_lock);
     created->next_live = live_streams;
@@ -399,9 +414,14 @@ aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uin
     return ACL_SUCCESS;
 }
 
+aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
+{
+    return create_stream("aclrtCreateStreamWithConfig", stream, priority, flag);
+}
+
 aclError aclrtCreateStream(aclrtStream *stream)
 {
-    return aclrtCreateStreamWithConfig(stream, 0, 0);
+    return create_stream("aclrtCreateStream", stream, 0, 0);
 }
 
 aclError aclrtDestroyStream(aclrtStream stream)
@@ -421,9 +441,6 @@ aclError aclrtDestroyStream(aclrtStream stream)
             break;
         }
     }
-    while (s->borrowers > 0) {
-        pthread_cond_wait(&streams_returned, &streams_lock);
-    }
     pthread_mutex_unlock(&streams_lock);
     /* The queued work still runs: the worker drains the queue before it stops. */
     pthread_mutex_lock(&s->lock);
@@ -435,10 +452,17 @@ aclError aclrtDestroyStream(aclrtStream stream)
     if (started) {
         pthread_join(s->worker, NULL);
     }
-    pthread_cond_destroy(&s->task_done);
-    pthread_cond_destroy(&s->task_ready);
-    pthread_mutex_destroy(&s->lock);
-    free(s);
+    /* A device-wide wait (aclrtSynchronizeDevice, aclrtFree) may still hold
+     * it, waiting for work on other streams: its last borrower frees it.
+     * Waiting here instead deadlocked a thread that would, after this call,
+     * record the event those waits need. */
+    pthread_mutex_lock(&streams_lock);
+    const bool borrowed = s->borrowers > 0;
+    s->destroyed = borrowed;
+    pthread_mutex_unlock(&streams_lock);
+    if (!borrowed) {
+        free_stream(s);
+    }
     return ACL_SUCCESS;
 }
 
@@ -627,16 +651,16 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
     return submit_marker("aclrtStreamWaitEvent", event, stream, MARK_WAIT);
 }
 
-aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+/* The three creation entry points; `api` names the one called in messages. */
+static aclError create_event(const char *api, aclrtEvent *event, uint32_t flag)
 {
     if (event == NULL) {
-        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateEvent: event is NULL; expected a pointer to "
-                                                 "aclrtEvent.");
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: event is NULL; expected a pointer to aclrtEvent.", api);
     }
     emu_event *created = calloc(1, sizeof *created);
     if (created == NULL || !emu_handle_add(created, EMU_HANDLE_EVENT)) {
         free(created);
-        return emu_fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateEvent: out of host memory.");
+        return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory.", api);
     }
     created->flags = flag;
     created->refs = 1;
@@ -644,14 +668,19 @@ aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
     return ACL_SUCCESS;
 }
 
+aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    return create_event("aclrtCreateEventWithFlag", event, flag);
+}
+
 aclError aclrtCreateEvent(aclrtEvent *event)
 {
-    return aclrtCreateEventWithFlag(event, ACL_EVENT_SYNC);
+    return create_event("aclrtCreateEvent", event, ACL_EVENT_SYNC);
 }
 
 aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 {
-    return aclrtCreateEventWithFlag(event, flag);
+    return create_event("aclrtCreateEventExWithFlag", event, flag);
 }
 
 aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
@@ -761,7 +790,6 @@ aclError aclrtDestroyEvent(aclrtEvent event)
 static void reset_after_fork(void)
 {
     pthread_mutex_init(&streams_lock, NULL);
-    pthread_cond_init(&streams_returned, NULL);
     pthread_mutex_init(&events_lock, NULL);
     pthread_cond_init(&events_changed, NULL);
     for (emu_stream *s = live_streams; s != NULL; s = s->next_live) {

@@ -61,6 +61,16 @@ static aclnnStatus build_tensor(const char *api, const tensor_args *args, struct
         }
         out->storage[i] = args->storage_dims[i];
     }
+    /* Row-major strides for a NULL stride argument, saturated (an empty view
+     * may have dimensions whose product overflows; it is never indexed). */
+    int64_t contiguous[EMU_MAX_DIMS];
+    int64_t running = 1;
+    for (uint64_t i = args->view_rank; i-- > 0;) {
+        contiguous[i] = running;
+        if (__builtin_mul_overflow(running, args->view_dims[i] > 0 ? args->view_dims[i] : 1, &running)) {
+            running = INT64_MAX;
+        }
+    }
     /* Element counts and the furthest element index must fit in int64, so
      * no later size computation can overflow. */
     int64_t numel = 1, last_index = args->offset;
@@ -69,7 +79,7 @@ static aclnnStatus build_tensor(const char *api, const tensor_args *args, struct
         empty = empty || args->view_dims[i] == 0;
     }
     for (uint64_t i = 0; i < args->view_rank && !empty; ++i) {
-        int64_t stride = args->strides != NULL ? args->strides[i] : 1;
+        int64_t stride = args->strides != NULL ? args->strides[i] : contiguous[i];
         int64_t reach = 0;
         if (__builtin_mul_overflow(numel, args->view_dims[i], &numel) ||
             (stride >= 0 && (__builtin_mul_overflow(args->view_dims[i] - 1, stride, &reach) ||
@@ -98,11 +108,7 @@ static aclnnStatus build_tensor(const char *api, const tensor_args *args, struct
             out->view.strides[i] = args->strides[i];
         }
     } else {
-        int64_t running = 1;
-        for (int64_t i = (int64_t)args->view_rank - 1; i >= 0; --i) {
-            out->view.strides[i] = running;
-            running *= out->view.shape[i] > 0 ? out->view.shape[i] : 1;
-        }
+        memcpy(out->view.strides, contiguous, (size_t)args->view_rank * sizeof *contiguous);
     }
     return ACLNN_SUCCESS;
 }

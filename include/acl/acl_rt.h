@@ -381,7 +381,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
  *         outside 0..5; ACL_ERROR_RT_PARAM_INVALID (107000) when count > destMax
  *         or @p kind misstates where a pointer lives: a device side must have
  *         @p count bytes inside one live aclrtMalloc block, a host side must
- *         not point into one (ACL_MEMCPY_DEFAULT accepts either).
+ *         not point into one (ACL_MEMCPY_DEFAULT accepts either, but a side
+ *         that starts in a device block must still fit in it).
  */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind);

@@ -200,37 +200,43 @@ static void *allocate_block(size_t size, int policy, size_t *reserved)
     return base;
 }
 
-aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+/* Both allocation entry points; `api` names the one called in messages. */
+static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
     if (devPtr == NULL) {
-        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: devPtr is NULL; expected a pointer to void*.");
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL; expected a pointer to void*.", api);
     }
     if (size == 0) {
-        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: size is 0; expected at least 1 byte.");
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: size is 0; expected at least 1 byte.", api);
     }
     if (!policy_is_valid((int)policy)) {
-        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: policy is %d; expected an aclrtMemMallocPolicy "
-                                                 "value.", (int)policy);
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: policy is %d; expected an aclrtMemMallocPolicy value.", api,
+                        (int)policy);
     }
     size_t reserved = 0;
     void *base = allocate_block(size, (int)policy, &reserved);
     if (base == NULL) {
-        return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: cannot allocate %zu bytes; the host is out "
-                                                        "of memory.", size);
+        return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot allocate %zu bytes; the host is out of "
+                                                        "memory.", api, size);
     }
     block_record record = {.base = base, .size = size, .reserved = reserved, .policy = (int)policy};
     if (!table_insert(record)) {
         free(base);
-        return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: cannot record the block; the host is out "
-                                                        "of memory.");
+        return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot record the block; the host is out of "
+                                                        "memory.", api);
     }
     *devPtr = base;
     return ACL_SUCCESS;
 }
 
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    return malloc_block("aclrtMalloc", devPtr, size, policy);
+}
+
 aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
-    return aclrtMalloc(devPtr, size, policy);
+    return malloc_block("aclrtMallocAlign32", devPtr, size, policy);
 }
 
 aclError aclrtFree(void *devPtr)
@@ -412,11 +418,21 @@ static const char *const KIND_NAMES[] = {
     "ACL_MEMCPY_DEVICE_TO_DEVICE", "ACL_MEMCPY_DEFAULT", "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
 };
 
+/* With ACL_MEMCPY_DEFAULT either side may be host or device memory; a side
+ * that starts in a device block must still fit in it. */
+static aclError check_default_side(const char *api, const char *name, const void *ptr, size_t count)
+{
+    emu_block block;
+    emu_device_block_find(ptr, 0, &block);
+    return block.base == NULL ? ACL_SUCCESS : check_device_side(api, name, ptr, count, "ACL_MEMCPY_DEFAULT");
+}
+
 /* Where each kind says dst and src live; ACL_MEMCPY_DEFAULT infers it. */
 static aclError check_kind_sides(const char *api, void *dst, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     if (kind == ACL_MEMCPY_DEFAULT) {
-        return ACL_SUCCESS;
+        aclError status = check_default_side(api, "dst", dst, count);
+        return status != ACL_SUCCESS ? status : check_default_side(api, "src", src, count);
     }
     bool dst_device = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE ||
                       kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;

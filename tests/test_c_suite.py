@@ -41,6 +41,7 @@ CTESTS = [
     "sample_rotary_mul_grad",
     "sample_fused_floyd_attention_grad",
     "fuzz",
+    "fuzz_runtime",
 ]
 
 

@@ -507,6 +507,19 @@ def test_leak_report_at_finalize():
     assert quiet.returncode == 0 and "still alive" not in quiet.stderr
 
 
+def test_finalize_reference_to_zero_finalizes_too():
+    """The last reference dropped by aclFinalizeReference finalises as aclFinalize does: leak report included."""
+    code = _LEAKY.replace("while lib.aclFinalize() == 0:\n    pass",
+                          "left = ffi.new(\"uint64_t *\", 99)\n"
+                          "while lib.aclFinalizeReference(left) == 0 and left[0] > 0:\n    pass\n"
+                          "assert left[0] == 0")
+    assert code != _LEAKY
+    result = _run_python(code, ACLNN_EMU_REPORT_LEAKS="1")
+    assert result.returncode == 0, result.stderr
+    assert "finalized" in result.stdout
+    assert "1 device block(s), 1 tensor(s), 1 executor(s), 1 stream(s), 0 event(s) still alive" in result.stderr
+
+
 def test_verbose_launch_log():
     code = """
 import numpy as np, aclnn_emu

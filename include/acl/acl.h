@@ -36,7 +36,8 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 
 /**
- * Drops one reference taken by aclInit; finalises when it reaches zero.
+ * Drops one reference taken by aclInit; when it reaches zero, finalises as
+ * aclFinalize does (queued work finishes; ACLNN_EMU_REPORT_LEAKS=1 reports).
  * @param refCount out (may be NULL): the references left.
  * @return ACL_SUCCESS; ACL_ERROR_REPEAT_FINALIZE (100037) when not initialised.
  */

@@ -49,17 +49,23 @@ static void report_leaks(FILE *out)
     fflush(out);
 }
 
+/* What the last reference's release does, by either finalize call: queued
+ * work finishes before the runtime goes away, then the leak report. */
+static void finalize_runtime(void)
+{
+    emu_streams_synchronize_all();
+    if (emu_report_leaks()) {
+        report_leaks(stderr);
+    }
+}
+
 aclError aclFinalize(void)
 {
     if (atomic_exchange(&init_count, 0) <= 0) {
         return emu_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: AscendCL is not initialised; expected a "
                                                    "successful aclInit first.");
     }
-    /* Queued work finishes before the runtime goes away. */
-    emu_streams_synchronize_all();
-    if (emu_report_leaks()) {
-        report_leaks(stderr);
-    }
+    finalize_runtime();
     return ACL_SUCCESS;
 }
 
@@ -74,6 +80,9 @@ aclError aclFinalizeReference(uint64_t *refCount)
     }
     if (refCount != NULL) {
         *refCount = (uint64_t)(current - 1);
+    }
+    if (current == 1) {
+        finalize_runtime();
     }
     return ACL_SUCCESS;
 }

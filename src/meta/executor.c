@@ -374,62 +374,69 @@ static bool launch_uses(const emu_task *task, const void *base, size_t size)
     return false;
 }
 
-/* Every bound view's full extent and the workspace inside live device blocks. */
-static aclnnStatus check_launch_memory(const char *api, const aclOpExecutor *executor, const void *workspace)
-{
+/* The byte ranges a launch touches: every bound view with elements and
+ * memory (first to last element), then the workspace (slot -1) when the
+ * plan has one. Computed once per launch for the checks below. */
+typedef struct {
     const void *ptrs[EMU_MAX_OP_TENSORS + 1];
     size_t lens[EMU_MAX_OP_TENSORS + 1];
     int slots[EMU_MAX_OP_TENSORS + 1];
-    int count = 0;
+    int count;
+} launch_ranges;
+
+static void collect_ranges(const aclOpExecutor *executor, const void *workspace, launch_ranges *r)
+{
+    r->count = 0;
     for (int i = 0; i < executor->input_count + executor->output_count; ++i) {
         const emu_view *view = &executor->tensors[i];
         if (executor->present[i] && view->data != NULL && !emu_view_is_empty(view)) {
-            ptrs[count] = emu_view_origin(view);
-            lens[count] = emu_view_extent_bytes(view);
-            slots[count++] = i;
+            r->ptrs[r->count] = emu_view_origin(view);
+            r->lens[r->count] = emu_view_extent_bytes(view);
+            r->slots[r->count++] = i;
         }
     }
     if (executor->workspace_size > 0) {
-        ptrs[count] = workspace;
-        lens[count] = (size_t)executor->workspace_size;
-        slots[count++] = -1;
+        r->ptrs[r->count] = workspace;
+        r->lens[r->count] = (size_t)executor->workspace_size;
+        r->slots[r->count++] = -1;
     }
-    int bad = emu_device_ranges_check(ptrs, lens, count);
+}
+
+/* Every range inside live device blocks. */
+static aclnnStatus check_launch_memory(const char *api, const aclOpExecutor *executor, const launch_ranges *r)
+{
+    int bad = emu_device_ranges_check(r->ptrs, r->lens, r->count);
     if (bad < 0) {
         return ACLNN_SUCCESS;
     }
     char what[96];
-    emu_report_device_range(api, slot_label(executor, slots[bad], what, sizeof what), ptrs[bad], lens[bad]);
+    emu_report_device_range(api, slot_label(executor, r->slots[bad], what, sizeof what), r->ptrs[bad], r->lens[bad]);
     return ACLNN_ERR_PARAM_INVALID;
 }
 
 /* The workspace shares no byte with a view, and (unless the operator runs in
  * place) no output with an input or an earlier output: phase 1 checked the
- * views it was given, but addresses may have been rebound since. */
-static aclnnStatus check_launch_hazards(const char *api, const aclOpExecutor *executor, const void *workspace)
+ * views it was given, but addresses may have been rebound since. Ranges are
+ * in slot order, the workspace last. */
+static aclnnStatus check_launch_hazards(const char *api, const aclOpExecutor *executor, const launch_ranges *r)
 {
-    const int total = executor->input_count + executor->output_count;
     char a[96], b[96];
-    if (executor->workspace_size > 0 && workspace != NULL) {
-        for (int i = 0; i < total; ++i) {
-            const emu_view *view = &executor->tensors[i];
-            if (executor->present[i] && view->data != NULL && !emu_view_is_empty(view) &&
-                emu_ranges_overlap(workspace, (size_t)executor->workspace_size, emu_view_origin(view),
-                                   emu_view_extent_bytes(view))) {
-                return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: the workspace (%p, %llu bytes) overlaps %s; expected "
-                                                         "workspace memory of its own.", api, workspace,
-                                (unsigned long long)executor->workspace_size, slot_label(executor, i, a, sizeof a));
-            }
+    const int views = r->count > 0 && r->slots[r->count - 1] < 0 ? r->count - 1 : r->count;
+    for (int j = 0; j < views && views < r->count && r->ptrs[views] != NULL; ++j) {
+        if (emu_ranges_overlap(r->ptrs[views], r->lens[views], r->ptrs[j], r->lens[j])) {
+            return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: the workspace (%p, %zu bytes) overlaps %s; expected "
+                                                     "workspace memory of its own.", api, r->ptrs[views],
+                            r->lens[views], slot_label(executor, r->slots[j], a, sizeof a));
         }
     }
-    for (int out = executor->input_count; out < total && !executor->outputs_may_alias; ++out) {
-        for (int other = 0; other < out && executor->present[out]; ++other) {
-            if (executor->present[other] &&
-                emu_views_share_bytes(&executor->tensors[out], &executor->tensors[other])) {
+    for (int i = 0; i < views && !executor->outputs_may_alias; ++i) {
+        for (int j = 0; j < i && r->slots[i] >= executor->input_count; ++j) {
+            if (emu_ranges_overlap(r->ptrs[i], r->lens[i], r->ptrs[j], r->lens[j])) {
                 return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s shares memory with %s (their bytes from first to "
                                                          "last element overlap); expected an output in memory of "
-                                                         "its own.", api, slot_label(executor, out, a, sizeof a),
-                                slot_label(executor, other, b, sizeof b));
+                                                         "its own.", api, slot_label(executor, r->slots[i], a,
+                                                                                     sizeof a),
+                                slot_label(executor, r->slots[j], b, sizeof b));
             }
         }
     }
@@ -457,13 +464,15 @@ aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspac
                                                  "phase 1 reported.", api, (unsigned long long)workspace_size,
                         (unsigned long long)executor->workspace_size);
     }
+    launch_ranges ranges;
+    collect_ranges(executor, workspace, &ranges);
     if (!executor->host_memory_allowed && !emu_host_memory_allowed()) {
-        status = check_launch_memory(api, executor, workspace);
+        status = check_launch_memory(api, executor, &ranges);
         if (status != ACLNN_SUCCESS) {
             return status;
         }
     }
-    status = check_launch_hazards(api, executor, workspace);
+    status = check_launch_hazards(api, executor, &ranges);
     if (status != ACLNN_SUCCESS) {
         return status;
     }

@@ -400,10 +400,7 @@ static aclError create_stream(const char *api, aclrtStream *stream, uint32_t pri
     created->priority = priority;
     created->flags = flag;
     if (!emu_handle_add(created, EMU_HANDLE_STREAM)) {
-        pthread_cond_destroy(&created->task_done);
-        pthread_cond_destroy(&created->task_ready);
-        pthread_mutex_destroy(&created->lock);
-        free(created);
+        free_stream(created);
         return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory.", api);
     }
     pthread_mutex_lock(&streams_lock);

@@ -16,6 +16,8 @@ thresholds T (MERE < T, MARE < 10 T) apply to the error relative to the
 size of the terms: |a - g| / sum |term|, the bound any fp32 evaluation has.
 """
 
+import re
+
 import aclnn_emu
 import numpy as np
 import pytest
@@ -296,6 +298,55 @@ def test_one_and_two_threads_bit_identical(dtype, tile, shape, monkeypatch):
     finally:
         aclnn_emu.set_num_threads(previous)
     for a, b in zip(one, two):
+        assert a.tobytes() == b.tobytes()
+
+
+def _grad_tile(kernel_name):
+    """The "nbxmbxkb" the backward ran with, from its kernel name."""
+    match = re.search(r"tile (\d+x\d+x\d+)\)$", kernel_name)
+    assert match, kernel_name
+    return match.group(1)
+
+
+def test_backward_tile_rows_and_columns_do_not_change_the_bits(monkeypatch):
+    """The backward picks its tile's n and m sizes from the thread count. That keeps the results independent of
+    the thread count only because those sizes reorder the work but no sum; with the same 128 keys per block,
+    every n x m tile must give the same bits (K = 256: two key chunks)."""
+    q, k1, v1, k2, v2, mask = make_inputs((1, 1, 64, 256, 256, 32), "float32", seed=11, mask_kind="bool")
+    dy = np.random.default_rng(12).standard_normal(q.shape).astype(q.dtype)
+    out, smax, ssum = aclnn_emu.fused_floyd_attention(q, k1, v1, k2, v2, mask, 0.15)
+    runs = []
+    for tile in (None, "16x128x128", "64x128x128", "32x256x128", "64x256x128"):
+        if tile is None:
+            monkeypatch.delenv("ACLNN_EMU_FLOYD_TILE", raising=False)
+        else:
+            monkeypatch.setenv("ACLNN_EMU_FLOYD_TILE", tile)
+        aclnn_emu.invalidate_plans()
+        runs.append(aclnn_emu.fused_floyd_attention_grad(q, k1, v1, k2, v2, dy, mask, smax, ssum, out, 0.15))
+        assert tile is None or _grad_tile(aclnn_emu.last_kernel()) == tile
+    monkeypatch.delenv("ACLNN_EMU_FLOYD_TILE")
+    aclnn_emu.invalidate_plans()
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other):
+            assert a.tobytes() == b.tobytes()
+
+
+def test_thread_count_picks_the_tile_and_keeps_the_bits():
+    """One thread takes the largest tile; eight threads take smaller ones, so that more tiles run at once.
+    The gradients stay bit for bit the same."""
+    shape = (1, 1, 128, 256, 256, 32)
+    previous = aclnn_emu.get_num_threads()
+    try:
+        aclnn_emu.set_num_threads(1)
+        one = _run_both("float32", shape)
+        one_tile = _grad_tile(aclnn_emu.last_kernel())
+        aclnn_emu.set_num_threads(8)
+        eight = _run_both("float32", shape)
+        eight_tile = _grad_tile(aclnn_emu.last_kernel())
+    finally:
+        aclnn_emu.set_num_threads(previous)
+    assert (one_tile, eight_tile) == ("128x256x128", "64x128x128")
+    for a, b in zip(one, eight):
         assert a.tobytes() == b.tobytes()
 
 

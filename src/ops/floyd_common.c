@@ -213,7 +213,7 @@ aclOpExecutor *floyd_executor(const floyd_call *c, const floyd_dims *dims)
     if (plan->has_mask) {
         floyd_plan_mask(plan, &planned->tensors[c->mask]);
     }
-    floyd_plan_tiles(plan, c->tile_keys > 0 ? c->tile_keys : 64);
+    floyd_plan_tiles(plan, c->tile_keys > 0 ? c->tile_keys : 64, c->parallel_tasks);
     return planned;
 }
 
@@ -224,25 +224,47 @@ uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes)
     return at;
 }
 
-void floyd_plan_tiles(floyd_plan *plan, int64_t keys)
+/* (nb, mb) for a caller that counts its parallel tasks, largest first.
+ * Measured on Zen3, 2 threads, seed shape (docs/benchmarks.md): 128 x 256
+ * ran 8-11% faster than 64 x 128 (half the passes over K2/V2/dk2/dv2 and
+ * over K1/V1/dk1/dv1, and deeper dk2/dv2 products). Every entry divides a
+ * legal M (a multiple of 128); the last one any legal N. */
+static const int64_t FLOYD_TILE_CANDIDATES[][2] = {{128, 256}, {128, 128}, {64, 128}, {32, 128}, {16, 128}};
+
+void floyd_plan_tiles(floyd_plan *plan, int64_t keys, floyd_tasks_fn tasks)
 {
     const floyd_dims *d = &plan->dims;
     const char *env = getenv("ACLNN_EMU_FLOYD_TILE"); /* "nbxmbxkb", for tuning */
     long long nb = 0, mb = 0, kb = 0;
-    if (env == NULL || sscanf(env, "%lldx%lldx%lld", &nb, &mb, &kb) != 3 || nb <= 0 || mb <= 0 || kb <= 0 ||
-        d->N % nb || d->M % mb || d->K % kb || kb % EMU_FLOYD_LANES) {
-        /* Measured best on Zen3 (docs/benchmarks.md): wide m tiles keep the
-         * batched-over-n products long, 64 values of n the batched-over-m
-         * ones (dk2/dv2 add 64 terms per pass instead of 32). The backward
-         * takes 128 keys (K is a multiple of 128: half the passes over dq),
-         * the forward 64. */
-        nb = d->N % 64 == 0 ? 64 : d->N % 32 == 0 ? 32 : 16;
-        mb = 128;
-        kb = keys;
+    if (env != NULL && sscanf(env, "%lldx%lldx%lld", &nb, &mb, &kb) == 3 && nb > 0 && mb > 0 && kb > 0 &&
+        d->N % nb == 0 && d->M % mb == 0 && d->K % kb == 0 && kb % EMU_FLOYD_LANES == 0) {
+        plan->nb = nb;
+        plan->mb = mb;
+        plan->kb = kb;
+        return;
     }
-    plan->nb = nb;
-    plan->mb = mb;
-    plan->kb = kb;
+    plan->kb = keys;
+    if (tasks == NULL) {
+        /* The forward: wide m tiles keep the products batched over n long. */
+        plan->nb = d->N % 64 == 0 ? 64 : d->N % 32 == 0 ? 32 : 16;
+        plan->mb = 128;
+        return;
+    }
+    const int64_t threads = (int64_t)emu_num_threads();
+    int64_t best_busy = 0;
+    for (size_t i = 0; i < sizeof FLOYD_TILE_CANDIDATES / sizeof FLOYD_TILE_CANDIDATES[0]; ++i) {
+        const int64_t cand_nb = FLOYD_TILE_CANDIDATES[i][0], cand_mb = FLOYD_TILE_CANDIDATES[i][1];
+        if (d->N % cand_nb != 0 || d->M % cand_mb != 0) {
+            continue;
+        }
+        int64_t busy = tasks(plan, cand_nb, cand_mb);
+        busy = busy < threads ? busy : threads;
+        if (busy > best_busy) {
+            best_busy = busy;
+            plan->nb = cand_nb;
+            plan->mb = cand_mb;
+        }
+    }
 }
 
 void floyd_plan_stage(floyd_plan *plan, const aclOpExecutor *executor, int index)

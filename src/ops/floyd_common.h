@@ -49,6 +49,9 @@ typedef struct {
 _Static_assert(sizeof(floyd_plan) <= EMU_PLAN_BYTES, "floyd_plan must fit in the executor");
 
 /* ---- phase 1 ---- */
+/* Tiles of nb x mb (dims and kb of `plan` set) that can run at the same time. */
+typedef int64_t (*floyd_tasks_fn)(const floyd_plan *plan, int64_t nb, int64_t mb);
+
 /* The tensors of one phase-1 call in executor slot order (inputs first). */
 typedef struct {
     const char *api;    /* phase-1 name */
@@ -61,6 +64,9 @@ typedef struct {
     bool mask_bool_only;
     double scale;
     int64_t tile_keys;  /* keys per tile (kb) unless ACLNN_EMU_FLOYD_TILE says; 0: 64 */
+    /* NULL: the fixed tile rule. Otherwise the largest tile that keeps the
+     * most threads busy, by this count (see floyd_plan_tiles). */
+    floyd_tasks_fn parallel_tasks;
 } floyd_call;
 
 typedef aclnnStatus (*floyd_shapes_fn)(const char *api, const aclTensor *const *tensors, floyd_dims *dims);
@@ -90,8 +96,12 @@ aclnnStatus floyd_check_memory(const char *api, const char *name, const aclTenso
 /* Reserves `bytes` (aligned) in the workspace layout; returns the offset. */
 uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes);
 /* Chooses the tile sizes for `dims`, with `keys` keys per tile (a divisor
- * of 128) unless ACLNN_EMU_FLOYD_TILE overrides them. */
-void floyd_plan_tiles(floyd_plan *plan, int64_t keys);
+ * of 128) unless ACLNN_EMU_FLOYD_TILE overrides them. With `tasks`, nb x mb
+ * is the first of a list of sizes, largest first, that keeps the most of
+ * emu_num_threads() busy; callers may only pass `tasks` where nb and mb do
+ * not change the results (they change the order of the work, not of any
+ * sum), so that the results stay the same for every thread count. */
+void floyd_plan_tiles(floyd_plan *plan, int64_t keys, floyd_tasks_fn tasks);
 /* Plans the fp32 copy of slot `index` if it is not FLOAT and contiguous. */
 void floyd_plan_stage(floyd_plan *plan, const aclOpExecutor *executor, int index);
 /* Plans mask access: strides, or a dense copy when k is not contiguous. */

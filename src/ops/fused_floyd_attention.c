@@ -174,7 +174,8 @@ aclnnStatus aclnnFusedFloydAttentionGetWorkspaceSize(const aclTensor *query, con
     const aclTensor *const t[TENSORS] = {query, key1, value1, key2, value2, attenMaskOptional,
                                          softmaxMaxOut, softmaxSumOut, attentionOutOut};
     const floyd_call call = {"aclnnFusedFloydAttentionGetWorkspaceSize", "aclnnFusedFloydAttention", t, NAMES,
-                             TENSORS, OUT_MAX, IN_MASK, {OUT_MAX, OUT_SUM}, false, scaleValueOptional, 64};
+                             TENSORS, OUT_MAX, IN_MASK, {OUT_MAX, OUT_SUM}, false, scaleValueOptional, 64,
+                             NULL};
     floyd_dims dims;
     EMU_TRY(floyd_validate(&call, workspaceSize, executor, check_shapes, &dims));
     aclOpExecutor *planned = floyd_executor(&call, &dims);

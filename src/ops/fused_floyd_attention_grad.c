@@ -75,6 +75,18 @@ static int64_t key_chunks(const floyd_plan *plan)
     return fits ? FLOYD_KEY_CHUNKS : 1;
 }
 
+/* Tiles of nb x mb that run at once: those of the longest anti-diagonal,
+ * one per key chunk and (b, h). Tiles only reorder the work: every sum over
+ * m, n or keys is the same chain whatever nb and mb are (the key block kb
+ * and the chunks, which do fix the order of dq's sum, are not chosen here),
+ * so the thread count may pick them. */
+static int64_t parallel_tasks(const floyd_plan *plan, int64_t nb, int64_t mb)
+{
+    const floyd_dims *d = &plan->dims;
+    const int64_t tiles_n = d->N / nb, tiles_m = d->M / mb;
+    return d->B * d->H * key_chunks(plan) * (tiles_n < tiles_m ? tiles_n : tiles_m);
+}
+
 static int64_t chunk_start(int64_t K, int64_t chunks, int64_t c)
 {
     const int64_t blocks = K / FLOYD_KEY_CHUNK_ALIGN;
@@ -310,7 +322,8 @@ static const char *run_grad(aclOpExecutor *executor, void *workspace)
         floyd_finish_output(&ctx.run, executor, i);
     }
     static _Thread_local char name[160];
-    snprintf(name, sizeof name, "floyd_attention_grad(%s+%s)", ctx.run.gemm->name, ctx.run.ew->name);
+    snprintf(name, sizeof name, "floyd_attention_grad(%s+%s, tile %lldx%lldx%lld)", ctx.run.gemm->name,
+             ctx.run.ew->name, (long long)plan->nb, (long long)plan->mb, (long long)plan->kb);
     return name;
 }
 
@@ -347,7 +360,8 @@ aclnnStatus aclnnFusedFloydAttentionGradGetWorkspaceSize(
     /* CANN registers the FLOAT kernel with a BOOL mask only. */
     const bool bool_mask_only = query != NULL && query->view.dtype == ACL_FLOAT;
     const floyd_call call = {"aclnnFusedFloydAttentionGradGetWorkspaceSize", "aclnnFusedFloydAttentionGrad", t,
-                             NAMES, TENSORS, OUT_DQ, IN_MASK, {IN_MAX, IN_SUM}, bool_mask_only, scaleValue, 128};
+                             NAMES, TENSORS, OUT_DQ, IN_MASK, {IN_MAX, IN_SUM}, bool_mask_only, scaleValue, 128,
+                             parallel_tasks};
     floyd_dims dims;
     EMU_TRY(floyd_validate(&call, workspaceSize, executor, check_shapes, &dims));
     aclOpExecutor *planned = floyd_executor(&call, &dims);

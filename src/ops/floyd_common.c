@@ -394,9 +394,35 @@ static void rows_range(void *opaque, size_t begin, size_t end)
     }
 }
 
+/* A contiguous half-type view converted as one flat array, in blocks: the
+ * per-row walk costs more than converting a row of 64 or 128 values. */
+enum { FLAT_BLOCK = 1 << 14 };
+
+static void flat_range(void *opaque, size_t begin, size_t end)
+{
+    const rows_ctx *ctx = opaque;
+    const emu_view *v = ctx->view;
+    const emu_convert_kernels *cv = ctx->run->convert;
+    const bool bf16 = v->dtype == ACL_BF16;
+    const size_t numel = (size_t)emu_view_numel(v), first = begin * FLAT_BLOCK;
+    const size_t count = (end * FLAT_BLOCK < numel ? end * FLAT_BLOCK : numel) - first;
+    uint16_t *data = (uint16_t *)emu_view_origin(v) + first;
+    float *dense = ctx->dense + first;
+    if (ctx->store) {
+        (bf16 ? cv->f32_to_bf16 : cv->f32_to_f16)(count, dense, data);
+    } else {
+        (bf16 ? cv->bf16_to_f32 : cv->f16_to_f32)(count, data, dense);
+    }
+}
+
 static void convert_rows(const floyd_run *run, const emu_view *view, float *dense, bool store)
 {
     rows_ctx ctx = {run, view, dense, store};
+    if (view->dtype != ACL_FLOAT && emu_view_is_contiguous(view)) {
+        const size_t blocks = ((size_t)emu_view_numel(view) + FLAT_BLOCK - 1) / FLAT_BLOCK;
+        emu_parallel_for(blocks, 1, flat_range, &ctx);
+        return;
+    }
     size_t rows = (size_t)(emu_view_numel(view) / view->shape[FLOYD_RANK - 1]);
     if (store && emu_view_may_self_overlap(view)) {
         rows_range(&ctx, 0, rows); /* one writer, in row order: the last row wins, as in the other operators */

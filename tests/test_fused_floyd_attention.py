@@ -331,22 +331,24 @@ def test_backward_tile_rows_and_columns_do_not_change_the_bits(monkeypatch):
             assert a.tobytes() == b.tobytes()
 
 
-def test_thread_count_picks_the_tile_and_keeps_the_bits():
-    """One thread takes the largest tile; eight threads take smaller ones, so that more tiles run at once.
-    The gradients stay bit for bit the same."""
-    shape = (1, 1, 128, 256, 256, 32)
+@pytest.mark.parametrize("shape,many_threads,tile", [((1, 1, 128, 256, 256, 32), 8, "64x128x128"),
+                                               ((1, 3, 128, 256, 256, 32), 6, "128x128x128")])
+def test_thread_count_picks_the_tile_and_keeps_the_bits(shape, many_threads, tile):
+    """One thread takes the largest tile. More threads take smaller tiles when that lets more tiles run at once
+    (first case: 2 tiles of 128 x 256 at a time, 4 of 64 x 128), or when the large tiles of every busy thread
+    would exceed the 128 MiB budget (second case: 6 x 32 MiB). The gradients stay bit for bit the same."""
     previous = aclnn_emu.get_num_threads()
     try:
         aclnn_emu.set_num_threads(1)
         one = _run_both("float32", shape)
         one_tile = _grad_tile(aclnn_emu.last_kernel())
-        aclnn_emu.set_num_threads(8)
-        eight = _run_both("float32", shape)
-        eight_tile = _grad_tile(aclnn_emu.last_kernel())
+        aclnn_emu.set_num_threads(many_threads)
+        many = _run_both("float32", shape)
+        many_tile = _grad_tile(aclnn_emu.last_kernel())
     finally:
         aclnn_emu.set_num_threads(previous)
-    assert (one_tile, eight_tile) == ("128x256x128", "64x128x128")
-    for a, b in zip(one, eight):
+    assert (one_tile, many_tile) == ("128x256x128", tile)
+    for a, b in zip(one, many):
         assert a.tobytes() == b.tobytes()
 
 

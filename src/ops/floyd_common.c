@@ -230,6 +230,11 @@ uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes)
  * over K1/V1/dk1/dv1, and deeper dk2/dv2 products). Every entry divides a
  * legal M (a multiple of 128); the last one any legal N. */
 static const int64_t FLOYD_TILE_CANDIDATES[][2] = {{128, 256}, {128, 128}, {64, 128}, {32, 128}, {16, 128}};
+/* At most this many bytes of score tiles (P and dS, nb x mb x kb floats
+ * each, per busy thread): 128 x 256 x 128 takes 32 MiB per thread, so
+ * machines with more threads fall back to smaller tiles instead of growing
+ * the workspace past what 64 x 128 x 128 took on 16 threads. */
+#define FLOYD_TILE_BUDGET ((int64_t)128 << 20)
 
 void floyd_plan_tiles(floyd_plan *plan, int64_t keys, floyd_tasks_fn tasks)
 {
@@ -251,14 +256,20 @@ void floyd_plan_tiles(floyd_plan *plan, int64_t keys, floyd_tasks_fn tasks)
         return;
     }
     const int64_t threads = (int64_t)emu_num_threads();
+    const size_t count = sizeof FLOYD_TILE_CANDIDATES / sizeof FLOYD_TILE_CANDIDATES[0];
     int64_t best_busy = 0;
-    for (size_t i = 0; i < sizeof FLOYD_TILE_CANDIDATES / sizeof FLOYD_TILE_CANDIDATES[0]; ++i) {
+    for (size_t i = 0; i < count; ++i) {
         const int64_t cand_nb = FLOYD_TILE_CANDIDATES[i][0], cand_mb = FLOYD_TILE_CANDIDATES[i][1];
         if (d->N % cand_nb != 0 || d->M % cand_mb != 0) {
             continue;
         }
         int64_t busy = tasks(plan, cand_nb, cand_mb);
         busy = busy < threads ? busy : threads;
+        const int64_t slots = busy < FLOYD_MAX_SLOTS ? busy : FLOYD_MAX_SLOTS;
+        const int64_t tile_bytes = 2 * cand_nb * cand_mb * plan->kb * (int64_t)sizeof(float);
+        if (slots * tile_bytes > FLOYD_TILE_BUDGET && i + 1 < count) {
+            continue;
+        }
         if (busy > best_busy) {
             best_busy = busy;
             plan->nb = cand_nb;

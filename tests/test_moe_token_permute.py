@@ -748,6 +748,30 @@ def test_permute_too_many_slots(views):
         blk.free()
 
 
+@pytest.mark.parametrize("case", [
+    ([(0, 2 ** 62, 4), (0, 2), (0, 2 ** 62, 4), (0,)], "tokens"),     # 2^64 elements: wrapped to 0 before
+    ([(0, 2 ** 61), (0, 2), (0, 2 ** 61), (0,)], "tokens"),            # 2^63 bytes of fp32
+    ([(0, 3), (0, 2), (0, 2 ** 62, 8), (0,)], "permuteTokensOut")],
+    ids=["elements", "bytes", "output"])
+def test_permute_rows_too_large_for_memory(case):
+    """Tensors without rows may have any row size; one that no memory could hold is a tiling error, not an
+    integer overflow (found by test_fuzz under UBSan, trial 1160)."""
+    dims, word = case
+    blk = Block(np.zeros(16, np.int32))
+    ts = []
+    try:
+        ts = [make_tensor(d, c, [0] * len(d), 0, [16], blk.ptr) for d, c in zip(dims, [F32, I32, F32, I32])]
+        rc = lib.aclnnMoeTokenPermuteGetWorkspaceSize(ts[0], ts[1], 0, False, ts[2], ts[3], ffi.new("uint64_t *"),
+                                                      ffi.new("aclOpExecutor **"))
+        msg = take_msg()
+        assert rc == TILING and word in msg, msg
+        assert word != "tokens" or "2^63 - 1 bytes" in msg, msg
+    finally:
+        for t in ts:
+            lib.aclDestroyTensor(t)
+        blk.free()
+
+
 # ------------------------------------------------------------------ numpy layer
 
 

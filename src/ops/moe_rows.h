@@ -13,12 +13,20 @@ enum {
     EMU_MOE_STREAM_BYTES = 16 << 20,
 };
 
-/* Product of the dimensions after the first (1 for rank <= 1). */
+/* Product of the dimensions after the first (1 for rank <= 1), or -1 when
+ * it exceeds INT64_MAX, which only a tensor without rows can have. */
 static inline int64_t emu_moe_row_elems(const emu_view *view)
 {
+    for (int d = 1; d < view->rank; ++d) {
+        if (view->shape[d] == 0) {
+            return 0;
+        }
+    }
     int64_t n = 1;
     for (int d = 1; d < view->rank; ++d) {
-        n *= view->shape[d];
+        if (__builtin_mul_overflow(n, view->shape[d], &n)) {
+            return -1;
+        }
     }
     return n;
 }

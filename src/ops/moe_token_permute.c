@@ -170,6 +170,10 @@ static aclnnStatus check_shapes(const char *api, const aclTensor *tokens, const 
     if (tokens->view.rank < 2) {
         return tiling_error(api, "tokens", tokens, "at least 2 dimensions [num_tokens, ...]");
     }
+    const int64_t row_elems = emu_moe_row_elems(&tokens->view);
+    if (row_elems < 0 || row_elems > INT64_MAX / (int64_t)emu_dtype_size(tokens->view.dtype)) {
+        return tiling_error(api, "tokens", tokens, "rows (all dimensions after the first) of at most 2^63 - 1 bytes");
+    }
     if (indices->view.rank != 1 && indices->view.rank != 2) {
         return tiling_error(api, "indices", indices, "a 1-D [num_tokens] or 2-D [num_tokens, topK] tensor");
     }
@@ -190,10 +194,10 @@ static aclnnStatus check_shapes(const char *api, const aclTensor *tokens, const 
     }
     int64_t kept = kept_rows(numOutTokens, slots);
     if (permuted->view.rank < 2 || permuted->view.shape[0] != kept ||
-        emu_moe_row_elems(&permuted->view) != emu_moe_row_elems(&tokens->view)) {
+        emu_moe_row_elems(&permuted->view) != row_elems) {
         snprintf(expected, sizeof expected, "at least 2 dimensions, %lld rows (numOutTokens %lld of %lld) of %lld "
                  "elements each, as tokens' rows", (long long)kept, (long long)numOutTokens, (long long)slots,
-                 (long long)emu_moe_row_elems(&tokens->view));
+                 (long long)row_elems);
         return tiling_error(api, "permuteTokensOut", permuted, expected);
     }
     if (sorted->view.rank != 1 || sorted->view.shape[0] != slots) {

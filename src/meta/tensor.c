@@ -258,6 +258,11 @@ aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr)
 
 int64_t emu_view_numel(const emu_view *view)
 {
+    /* An empty view may have other dimensions whose product overflows
+     * (build_tensor bounds the product of non-empty views only). */
+    if (emu_view_is_empty(view)) {
+        return 0;
+    }
     int64_t n = 1;
     for (int32_t i = 0; i < view->rank; ++i) {
         n *= view->shape[i];

@@ -325,6 +325,20 @@ static void test_empty(void)
     aclDestroyTensor(a);
     aclDestroyTensor(b);
     aclDestroyTensor(c);
+
+    /* An empty view may have dimensions whose product overflows int64: a
+     * valid call that must not compute that product (UBSan in CI; found by
+     * an extended test_fuzz campaign). */
+    int64_t huge[3] = {INT64_MAX, 2, 0};
+    aclTensor *self = aclCreateTensor(huge, 3, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, huge, 3, NULL);
+    aclTensor *out = aclCreateTensor(huge, 3, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, huge, 3, NULL);
+    CHECK(self != NULL && out != NULL);
+    workspace_size = 99;
+    CHECK(aclnnSiluGetWorkspaceSize(self, out, &workspace_size, &executor) == ACLNN_SUCCESS);
+    CHECK(workspace_size == 0);
+    CHECK(aclnnSilu(NULL, 0, executor, NULL) == ACLNN_SUCCESS);
+    aclDestroyTensor(self);
+    aclDestroyTensor(out);
 }
 
 int main(void)

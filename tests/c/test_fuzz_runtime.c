@@ -50,8 +50,10 @@
  * failure printed as "runtime 7 step 123" replays the same calls with
  * `test_fuzz_runtime runtime 7`, "tensors 42 ..." with `test_fuzz_runtime
  * tensors 42`; `test_fuzz_runtime threads` runs the threads part (its
- * interleaving is the scheduler's). TEST_FUZZ_TRACE=1 prints every call
- * before it is made and its code after.
+ * interleaving is the scheduler's). Numbers past the default counts are new
+ * cases, for longer campaigns: `runtime 40 1000` runs episodes 40..1039,
+ * `tensors 4000 100000` trials 4000..103999. TEST_FUZZ_TRACE=1 prints every
+ * call before it is made and its code after.
  * Prints "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L
 #define TEST_RNG_SEED 0xA5C1F022ull
@@ -2710,7 +2712,7 @@ static void run_tensor_trial(int trial, void *const *data_choices, size_t data_c
     finish_context(&ctx);
 }
 
-static void run_tensor_part(int only_trial)
+static void run_tensor_part(int only_trial, int count)
 {
     void *block = NULL;
     if (aclrtMalloc(&block, 4096, ACL_MEM_MALLOC_NORMAL_ONLY) != ACL_SUCCESS) {
@@ -2721,14 +2723,12 @@ static void run_tensor_part(int only_trial)
     /* Descriptors never touch their data: any address will do. */
     void *const data_choices[] = {NULL, block, (char *)block + 64, host, (void *)(uintptr_t)0x1000};
     int before = g_failed;
-    for (int trial = 0; trial < TENSOR_TRIALS; ++trial) {
-        if (only_trial < 0 || trial == only_trial) {
-            run_tensor_trial(trial, data_choices, COUNT_OF(data_choices));
-        }
+    const int first = only_trial < 0 ? 0 : only_trial, trials = only_trial < 0 ? TENSOR_TRIALS : count;
+    for (int trial = first; trial - first < trials; ++trial) {
+        run_tensor_trial(trial, data_choices, COUNT_OF(data_choices));
     }
     aclrtFree(block);
-    check(g_failed == before, "tensors: %d trials of descriptors, getters, scalars, arrays and lists",
-          only_trial < 0 ? TENSOR_TRIALS : 1);
+    check(g_failed == before, "tensors: %d trials of descriptors, getters, scalars, arrays and lists", trials);
 }
 
 /* ------------------------------------------------------------ threads */
@@ -3131,7 +3131,7 @@ static void stop_watchdog(pthread_t watchdog)
     pthread_join(watchdog, NULL);
 }
 
-static void run_runtime_part(int only_episode, const char *program)
+static void run_runtime_part(int only_episode, int count, const char *program)
 {
     /* A readable file for aclInit's configPath (its content is not read). */
     char config_path[] = "/tmp/aclnn_emu_fuzz_runtime_XXXXXX";
@@ -3141,15 +3141,14 @@ static void run_runtime_part(int only_episode, const char *program)
         close(config);
     }
     int before = g_failed;
-    for (int episode = 0; episode < EPISODES; ++episode) {
-        if (only_episode < 0 || episode == only_episode) {
-            run_episode(episode, config >= 0 ? config_path : program);
-        }
+    const int first = only_episode < 0 ? 0 : only_episode, episodes = only_episode < 0 ? EPISODES : count;
+    for (int episode = first; episode - first < episodes; ++episode) {
+        run_episode(episode, config >= 0 ? config_path : program);
     }
     if (config >= 0) {
         unlink(config_path);
     }
-    check(g_failed == before, "runtime: %d episodes of %d steps", only_episode < 0 ? EPISODES : 1, EPISODE_STEPS);
+    check(g_failed == before, "runtime: %d episodes of %d steps", episodes, EPISODE_STEPS);
 }
 
 int main(int argc, char **argv)
@@ -3160,9 +3159,11 @@ int main(int argc, char **argv)
     trace_calls = trace != NULL && strcmp(trace, "0") != 0;
     const char *only_part = argc > 1 ? argv[1] : NULL;
     int only_number = argc > 2 ? atoi(argv[2]) : -1;
-    if (only_part != NULL && strcmp(only_part, "runtime") != 0 && strcmp(only_part, "tensors") != 0 &&
-        strcmp(only_part, "threads") != 0) {
-        fprintf(stderr, "usage: %s [runtime [episode] | tensors [trial] | threads]\n", argv[0]);
+    int count = argc > 3 ? atoi(argv[3]) : 1;
+    if ((only_part != NULL && strcmp(only_part, "runtime") != 0 && strcmp(only_part, "tensors") != 0 &&
+         strcmp(only_part, "threads") != 0) ||
+        (argc > 2 && only_number < 0) || count < 1) {
+        fprintf(stderr, "usage: %s [runtime [episode [count]] | tensors [trial [count]] | threads]\n", argv[0]);
         return 2;
     }
     printf("seed 0x%llx\n", (unsigned long long)TEST_RNG_SEED);
@@ -3173,13 +3174,13 @@ int main(int argc, char **argv)
         return 2;
     }
     if (only_part == NULL || strcmp(only_part, "runtime") == 0) {
-        run_runtime_part(only_number, argv[0]);
+        run_runtime_part(only_number, count, argv[0]);
     }
     if (only_part == NULL || strcmp(only_part, "threads") == 0) {
         run_threads_part();
     }
     if (only_part == NULL || strcmp(only_part, "tensors") == 0) {
-        run_tensor_part(only_number);
+        run_tensor_part(only_number, count);
     }
     aclrtResetDevice(0);
     leak_report report;

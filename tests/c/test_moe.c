@@ -234,6 +234,32 @@ static void test_empty(void)
     aclDestroyTensor(it);
     aclDestroyTensor(pt);
     aclDestroyTensor(st);
+
+    /* Empty views whose other dimensions multiply past INT64_MAX (UBSan in
+     * CI; found by an extended test_fuzz campaign): a sortedIndices of the
+     * wrong rank, and rows no memory could hold. */
+    int64_t gh[2] = {4, 8}, ih[3] = {INT64_MAX, 2, 0}, oh[2] = {2, 8};
+    aclTensor *gg = tensor(2, gh, NULL, 0, ACL_FLOAT, 32, d);
+    aclTensor *ii = tensor(3, ih, NULL, 0, ACL_INT32, 0, d);
+    aclTensor *oo = tensor(2, oh, NULL, 0, ACL_FLOAT, 16, d);
+    CHECK(run_grad(gg, ii, 2, oo) == ACLNN_ERR_INNER_TILING_ERROR);
+    const char *msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL && strstr(msg, "sortedIndices") != NULL);
+    aclDestroyTensor(gg);
+    aclDestroyTensor(ii);
+    aclDestroyTensor(oo);
+    int64_t th[3] = {0, INT64_MAX, 4}, xh[1] = {0};
+    tt = tensor(3, th, NULL, 0, ACL_FLOAT, 0, NULL);
+    it = tensor(1, xh, NULL, 0, ACL_INT32, 0, NULL);
+    pt = tensor(3, th, NULL, 0, ACL_FLOAT, 0, NULL);
+    st = tensor(1, xh, NULL, 0, ACL_INT32, 0, NULL);
+    CHECK(aclnnMoeTokenPermuteGetWorkspaceSize(tt, it, 0, false, pt, st, &ws, &ex) == ACLNN_ERR_INNER_TILING_ERROR);
+    msg = aclGetRecentErrMsg();
+    CHECK(msg != NULL && strstr(msg, "tokens") != NULL);
+    aclDestroyTensor(tt);
+    aclDestroyTensor(it);
+    aclDestroyTensor(pt);
+    aclDestroyTensor(st);
     aclrtFree(d);
 }
 

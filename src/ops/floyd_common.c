@@ -227,8 +227,8 @@ uint64_t floyd_reserve(floyd_plan *plan, uint64_t bytes)
 /* (nb, mb) for a caller that counts its parallel tasks, largest first.
  * Measured on Zen3, 2 threads, seed shape (docs/benchmarks.md): 128 x 256
  * ran 8-11% faster than 64 x 128 (half the passes over K2/V2/dk2/dv2 and
- * over K1/V1/dk1/dv1, and deeper dk2/dv2 products). Every entry divides a
- * legal M (a multiple of 128); the last one any legal N. */
+ * over K1/V1/dk1/dv1, and deeper dk2/dv2 products). The last entry
+ * divides every legal N (a multiple of 16) and M (a multiple of 128). */
 static const int64_t FLOYD_TILE_CANDIDATES[][2] = {{128, 256}, {128, 128}, {64, 128}, {32, 128}, {16, 128}};
 /* At most this many bytes of score tiles (P and dS, nb x mb x kb floats
  * each, per busy thread): 128 x 256 x 128 takes 32 MiB per thread, so

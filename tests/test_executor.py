@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from aclnn_emu import ffi, lib
-from helpers import expect, last_kernel, take_msg
+from helpers import Block, expect, last_kernel, make_tensor, take_msg
 from reference import silu_backward_ref, silu_ref
 
 NULL = ffi.NULL
@@ -298,6 +298,44 @@ def test_misaligned_addresses_are_refused(views, workspaces):
         expect(0, lib.aclDestroyAclOpExecutor(good))
     finally:
         lib.aclDestroyTensor(odd)
+
+
+def _phase1_of_broadcasts(op):
+    """Phase 1 of `op` on stride-0 views of far more elements than memory (one device block of 64 bytes)."""
+    F32, I32 = 0, 3
+    blk = Block(np.zeros(16, np.float32))
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    tensors = []
+
+    def t(shape, dtype=F32, at=0):
+        tensors.append(make_tensor(shape, dtype, [0] * len(shape), 0, [16], ffi.cast("char *", blk.ptr) + at))
+        return tensors[-1]
+
+    try:
+        if op == "silu":
+            shape = (2 ** 62 + 16,)  # 2^64 + 64 bytes: the staging size wrapped to 64
+            return lib.aclnnSiluGetWorkspaceSize(t(shape), t(shape, at=32), ws, ex), take_msg()
+        if op == "moe_grad":
+            grad = t((4, 2 ** 60 + 4))
+            return lib.aclnnMoeTokenPermuteGradGetWorkspaceSize(grad, t((4,), I32), 1, False, t((4, 2 ** 60 + 4)),
+                                                                ws, ex), take_msg()
+        nmd, nkd, kmd = (2 ** 43, 1, 16, 128, 32), (2 ** 43, 1, 16, 128, 32), (2 ** 43, 1, 128, 128, 32)
+        stats = (2 ** 43, 1, 16, 128, 8)
+        return lib.aclnnFusedFloydAttentionGetWorkspaceSize(t(nmd), t(nkd), t(nkd), t(kmd), t(kmd), NULL, 1.0,
+                                                            t(stats), t(stats), t(nmd), ws, ex), take_msg()
+    finally:
+        for tensor in tensors:
+            lib.aclDestroyTensor(tensor)
+        blk.free()
+
+
+@pytest.mark.parametrize("op,name", [("silu", "self"), ("moe_grad", "permutedOutputGrad"), ("floyd", "query")])
+def test_views_too_large_to_stage_are_refused(op, name):
+    """A stride-0 view may have more elements than memory. Staging it needs that many bytes of workspace, whose
+    size wrapped past 2^64 to a few bytes, and phase 2 then wrote past the workspace (ASan). Phase 1 now refuses
+    more than 2^58 bytes of elements in one tensor: 161002 naming it."""
+    rc, msg = _phase1_of_broadcasts(op)
+    assert rc == INVALID and name in msg and "2^58" in msg, (rc, msg)
 
 
 def repeatable_small(views):

@@ -87,6 +87,13 @@ aclnnStatus emu_check_has_data(const char *api, const char *name, const aclTenso
                                                  "elements).", api, name, emu_view_origin(&tensor->view),
                         emu_dtype_size(tensor->view.dtype));
     }
+    const uint64_t numel = (uint64_t)emu_view_numel(&tensor->view); /* fits: the view is not empty */
+    if (numel > EMU_MAX_TENSOR_BYTES / emu_dtype_size(tensor->view.dtype)) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s has %llu elements of %zu bytes; expected at most 2^58 "
+                                                 "bytes of elements (a view that large, even a stride-0 "
+                                                 "broadcast, cannot be staged or computed).", api, name,
+                        (unsigned long long)numel, emu_dtype_size(tensor->view.dtype));
+    }
     return ACLNN_SUCCESS;
 }
 

@@ -21,8 +21,16 @@ aclnnStatus emu_check_same_dtype(const char *api, const char *name, const aclTen
 aclnnStatus emu_check_max_rank(const char *api, const char *name, const aclTensor *tensor, int max_rank);
 aclnnStatus emu_check_same_shape(const char *api, const char *name, const aclTensor *tensor, const char *ref_name,
                                  const aclTensor *ref, aclnnStatus code);
-/* A non-empty tensor must point at memory (its data is not NULL) and its
- * first element be aligned to the element size. */
+/* Most bytes of elements (element count x element size) an operator takes
+ * in one tensor. A stride-0 view may have far more elements than memory
+ * holds; staging it (or computing a result of its shape) would need that
+ * many bytes of workspace, and the sum of several such sizes must not wrap
+ * the 64-bit workspace size. */
+#define EMU_MAX_TENSOR_BYTES ((uint64_t)1 << 58)
+
+/* A non-empty tensor must point at memory (its data is not NULL), its
+ * first element be aligned to the element size, and its elements fit in
+ * EMU_MAX_TENSOR_BYTES. */
 aclnnStatus emu_check_has_data(const char *api, const char *name, const aclTensor *tensor);
 /* A non-empty tensor's view lies inside one live device block (unless the
  * thread allows host memory). */

@@ -31,6 +31,7 @@ def c_build(tmp_path_factory):
 CTESTS = [
     "kernels",
     "api",
+    "api_verbose",
     "sample_silu_backward",
     "streams",
     "moe",

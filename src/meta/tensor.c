@@ -283,11 +283,12 @@ bool emu_view_is_empty(const emu_view *view)
 bool emu_view_is_contiguous(const emu_view *view)
 {
     int64_t expected = 1;
+    bool past_int64 = false; /* an empty view's dense stride may not fit */
     for (int32_t i = view->rank - 1; i >= 0; --i) {
-        if (view->shape[i] != 1 && view->strides[i] != expected) {
+        if (view->shape[i] != 1 && (past_int64 || view->strides[i] != expected)) {
             return false;
         }
-        expected *= view->shape[i];
+        past_int64 = past_int64 || __builtin_mul_overflow(expected, view->shape[i], &expected);
     }
     return true;
 }

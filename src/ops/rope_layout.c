@@ -134,17 +134,25 @@ static bool half_pattern_a2(const int64_t x[3], const int64_t c[3])
            (p == a && q == b && r == 1);              /* SBND with SB1D (and TND with T1D) */
 }
 
+/* a * b, or INT64_MAX when that does not fit (dimensions of an empty view
+ * may be that large). */
+static int64_t product_or_max(int64_t a, int64_t b)
+{
+    int64_t p;
+    return __builtin_mul_overflow(a, b, &p) ? INT64_MAX : p;
+}
+
 /* A2/A3 interleave mode: the layout it recognises (B*N from it), or -1. */
 static int64_t interleave_bn_a2(const int64_t x[3], const int64_t c[3])
 {
     if (c[0] == 1 && c[2] == 1 && x[1] == c[1]) {
-        return x[0] * x[2]; /* BSND with 1S1D, TND with T1D */
+        return product_or_max(x[0], x[2]); /* BSND with 1S1D, TND with T1D */
     }
     if (c[0] == 1 && c[1] == 1 && x[2] == c[2]) {
-        return x[0] * x[1]; /* BNSD with 11SD */
+        return product_or_max(x[0], x[1]); /* BNSD with 11SD */
     }
     if (c[1] == 1 && c[2] == 1 && x[0] == c[0]) {
-        return x[1] * x[2]; /* SBND with S11D */
+        return product_or_max(x[1], x[2]); /* SBND with S11D */
     }
     return -1;
 }
@@ -325,7 +333,7 @@ static void plan_segments(rope_plan *plan, const emu_view *main, const emu_view 
         }
         bool k = c[i] == x[i];
         if (count > 0 && kept[count - 1] == k) {
-            size[count - 1] *= x[i];
+            size[count - 1] = product_or_max(size[count - 1], x[i]); /* only an empty view saturates */
         } else {
             kept[count] = k;
             size[count++] = x[i];

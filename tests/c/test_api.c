@@ -9,6 +9,7 @@
 
 #include "acl/acl.h"
 #include "aclnn_emu/aclnn_emu.h"
+#include "aclnnop/aclnn_rotary_position_embedding_grad.h"
 #include "aclnnop/aclnn_silu.h"
 #include "aclnnop/aclnn_silu_backward.h"
 
@@ -339,6 +340,32 @@ static void test_empty(void)
     CHECK(aclnnSilu(NULL, 0, executor, NULL) == ACLNN_SUCCESS);
     aclDestroyTensor(self);
     aclDestroyTensor(out);
+
+    /* RoPE grad on such views: B*N of an empty BSND dy in interleave mode
+     * (still more than the 1000 A2 allows), and the layout plan of an empty
+     * D = 0 problem. */
+    int64_t dy1[4] = {INT64_MAX, 0, 4, 2}, cs1[4] = {1, 0, 1, 2};
+    int64_t dy2[4] = {INT64_MAX, 2, 1, 0};
+    for (int mode = 1; mode >= 0; --mode) {
+        const int64_t *d = mode == 1 ? dy1 : dy2, *c = mode == 1 ? cs1 : dy2;
+        aclTensor *t[6];
+        for (int i = 0; i < 6; ++i) {
+            const int64_t *shape = (i == 0 || i == 3) ? d : c;
+            t[i] = aclCreateTensor(shape, 4, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 4, NULL);
+        }
+        /* dy, cos, sin, dx, dcos, dsin */
+        aclnnStatus st = aclnnRotaryPositionEmbeddingGradGetWorkspaceSize(t[0], t[1], t[2], NULL, mode, t[3], t[4],
+                                                                          t[5], &workspace_size, &executor);
+        if (mode == 1) {
+            CHECK(st == ACLNN_ERR_INNER_TILING_ERROR);
+        } else {
+            CHECK(st == ACLNN_SUCCESS && workspace_size == 0);
+            CHECK(st != ACLNN_SUCCESS || aclnnRotaryPositionEmbeddingGrad(NULL, 0, executor, NULL) == ACLNN_SUCCESS);
+        }
+        for (int i = 0; i < 6; ++i) {
+            aclDestroyTensor(t[i]);
+        }
+    }
 }
 
 int main(void)

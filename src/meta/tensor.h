@@ -44,9 +44,13 @@ bool emu_views_share_bytes(const emu_view *a, const emu_view *b);
 /* The first element's address is a multiple of the element size (of 8 for
  * larger elements): the kernels load elements as their C types. */
 bool emu_view_is_aligned(const emu_view *view);
-/* First element of the view. */
+/* First element of the view; NULL for NULL data (an empty view may have
+ * NULL data and an offset, and NULL + offset is undefined in C). */
 static inline void *emu_view_origin(const emu_view *view)
 {
+    if (view->data == NULL) {
+        return NULL;
+    }
     return (char *)view->data + view->offset * (int64_t)emu_dtype_size(view->dtype);
 }
 

@@ -439,6 +439,92 @@ def test_async_copies_with_streams(dev, stream):
     assert _bytes(block, 64) == b"\x33" * 64
 
 
+MIB = 1 << 20
+
+
+def _cache_limit_in_fresh_process(env_value):
+    env = dict(os.environ)
+    env.pop("ACLNN_EMU_DEVICE_CACHE_MIB", None)
+    if env_value is not None:
+        env["ACLNN_EMU_DEVICE_CACHE_MIB"] = env_value
+    code = "import aclnn_emu; print(aclnn_emu.lib.aclnnEmuGetDeviceCacheLimit())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd="/")
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout), out.stderr
+
+
+def test_device_cache_limit_default_and_environment():
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    default = min(1 << 30, os.sysconf("SC_PHYS_PAGES") // 8 * os.sysconf("SC_PAGE_SIZE"))
+    assert 0 < default <= ram // 8
+    assert _cache_limit_in_fresh_process(None)[0] == default
+    assert _cache_limit_in_fresh_process("5")[0] == 5 * MIB
+    assert _cache_limit_in_fresh_process("0")[0] == 0
+    for bad in ("-1", "1.5", "lots", str(1 << 60)):
+        limit, err = _cache_limit_in_fresh_process(bad)  # ignored with a warning
+        assert limit == default
+        assert "ACLNN_EMU_DEVICE_CACHE_MIB" in err
+
+
+@pytest.fixture
+def cache_limit():
+    """Empties the device cache and restores its limit afterwards."""
+    saved = lib.aclnnEmuGetDeviceCacheLimit()
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(0))
+    yield
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(0))
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(saved))
+
+
+def test_freed_large_blocks_come_back_from_the_cache(cache_limit):
+    p = ffi.new("void **")
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(64 * MIB))
+    assert lib.aclnnEmuGetDeviceCacheLimit() == 64 * MIB
+    expect(0, lib.aclrtMalloc(p, 8 * MIB, lib.ACL_MEM_MALLOC_HUGE_FIRST))
+    block = p[0]
+    ffi.memmove(ffi.cast("char *", block) + 8 * MIB - 16, b"kept in cache 16", 16)
+    expect(0, lib.aclrtFree(block))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 8 * MIB
+    # Freed to every check, though it is kept.
+    expect(INVALID_PARAM, lib.aclrtFree(block), "devPtr")
+    expect(RT_PARAM_INVALID, lib.aclrtMemset(block, 16, 0, 16), "devPtr", "not in device memory")
+    # A request it holds without wasting half gets it back, old contents and all.
+    expect(0, lib.aclrtMalloc(p, 5 * MIB, lib.ACL_MEM_MALLOC_NORMAL_ONLY))
+    assert p[0] == block and lib.aclnnEmuGetDeviceCacheBytes() == 0
+    assert ffi.buffer(ffi.cast("char *", block) + 8 * MIB - 16, 16)[:] == b"kept in cache 16"
+    expect(0, lib.aclrtFree(block))
+    expect(0, lib.aclrtMalloc(p, 2 * MIB, lib.ACL_MEM_MALLOC_HUGE_FIRST))  # would waste more than half
+    assert p[0] != block and lib.aclnnEmuGetDeviceCacheBytes() == 8 * MIB
+    expect(0, lib.aclrtFree(p[0]))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 10 * MIB
+    expect(0, lib.aclrtMalloc(p, MIB, 0))  # under 2 MiB: never kept
+    expect(0, lib.aclrtFree(p[0]))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 10 * MIB
+    # Lowering the limit releases the oldest; a reset releases everything.
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(4 * MIB))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 2 * MIB
+    expect(0, lib.aclrtSetDevice(0))
+    expect(0, lib.aclrtResetDevice(0))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 0
+    expect(0, lib.aclrtSetDevice(0))
+
+
+def test_get_mem_info_counts_cached_blocks_as_free(cache_limit):
+    free, total = ffi.new("size_t *"), ffi.new("size_t *")
+    p = ffi.new("void **")
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(256 * MIB))
+    expect(0, lib.aclrtMalloc(p, 256 * MIB, lib.ACL_MEM_MALLOC_HUGE_FIRST))
+    ffi.memmove(p[0], b"\1" * (256 * MIB), 256 * MIB)  # resident now
+    expect(0, lib.aclrtGetMemInfo(0, free, total))
+    in_use = free[0]
+    expect(0, lib.aclrtFree(p[0]))
+    expect(0, lib.aclrtGetMemInfo(0, free, total))
+    # The host still holds the pages; the device view counts them free again
+    # (other processes move the host's figure by a few MiB meanwhile).
+    assert free[0] - in_use > 200 * MIB
+    assert free[0] <= total[0]
+
+
 def test_get_mem_info():
     free, total = ffi.new("size_t *"), ffi.new("size_t *")
     for attr in range(12):

@@ -54,6 +54,7 @@ static void report_leaks(FILE *out)
 static void finalize_runtime(void)
 {
     emu_streams_synchronize_all();
+    emu_device_cache_release();
     if (emu_report_leaks()) {
         report_leaks(stderr);
     }

@@ -28,6 +28,28 @@ static block_record *table;
 static size_t table_count;
 static size_t table_capacity;
 
+/* Freed blocks kept for reuse. aclrtFree keeps blocks of at least
+ * EMU_HUGE_THRESHOLD bytes, up to emu_device_cache_limit() bytes in all,
+ * and aclrtMalloc hands them out again. A fresh block costs its page
+ * faults: the kernel zeroes every page at its first touch (1.4 GB/s with
+ * small pages here, about 7 with huge ones), so a program that allocates
+ * its workspace around each launch, as the CANN samples do, paid up to
+ * 0.3 s for a 465 MiB Floyd workspace per call. A cached block is out of
+ * the table: to every check it is freed memory. Guarded by table_lock. */
+enum { EMU_CACHE_SLOTS = 16 };
+
+typedef struct {
+    void *base;
+    size_t reserved;
+    int policy;
+    uint64_t stamp; /* order of caching: the oldest goes first */
+} cached_block;
+
+static cached_block cache[EMU_CACHE_SLOTS];
+static size_t cache_count;
+static size_t cache_bytes;
+static uint64_t cache_clock;
+
 /* Index of the first block whose base is > ptr. */
 static size_t upper_bound(const void *ptr)
 {
@@ -176,6 +198,103 @@ static bool policy_wants_huge(int policy)
     return base != ACL_MEM_MALLOC_NORMAL_ONLY && base != ACL_MEM_MALLOC_NORMAL_ONLY_P2P;
 }
 
+static void advise_pages(void *base, size_t reserved, int policy)
+{
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    /* Advice only: without THP the block still works with small pages. */
+    (void)madvise(base, reserved, policy_wants_huge(policy) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#else
+    (void)base, (void)reserved, (void)policy;
+#endif
+}
+
+/* Takes the smallest cached block that holds `rounded` bytes without
+ * wasting more than as much again; NULL when there is none. */
+static void *cache_take(size_t rounded, int policy, size_t *reserved)
+{
+    cached_block taken = {0};
+    pthread_mutex_lock(&table_lock);
+    size_t best = cache_count;
+    for (size_t i = 0; i < cache_count; ++i) {
+        if (cache[i].reserved >= rounded && cache[i].reserved / 2 <= rounded &&
+            (best == cache_count || cache[i].reserved < cache[best].reserved)) {
+            best = i;
+        }
+    }
+    if (best < cache_count) {
+        taken = cache[best];
+        cache[best] = cache[--cache_count];
+        cache_bytes -= taken.reserved;
+    }
+    pthread_mutex_unlock(&table_lock);
+    if (taken.base != NULL && policy_wants_huge(taken.policy) != policy_wants_huge(policy)) {
+        advise_pages(taken.base, taken.reserved, policy);
+    }
+    *reserved = taken.reserved;
+    return taken.base;
+}
+
+/* Under table_lock: removes the oldest cached blocks until a block of
+ * `incoming` bytes (0: none) fits in a slot and under `limit`; returns how
+ * many it put in `evicted`, for the caller to free after unlocking
+ * (unmapping takes a while). */
+static size_t evict_oldest_locked(uint64_t limit, size_t incoming, void **evicted)
+{
+    size_t count = 0;
+    while (cache_count > 0 &&
+           (cache_count + (incoming > 0) > EMU_CACHE_SLOTS || cache_bytes + incoming > limit)) {
+        size_t oldest = 0;
+        for (size_t i = 1; i < cache_count; ++i) {
+            if (cache[i].stamp < cache[oldest].stamp) {
+                oldest = i;
+            }
+        }
+        evicted[count++] = cache[oldest].base;
+        cache_bytes -= cache[oldest].reserved;
+        cache[oldest] = cache[--cache_count];
+    }
+    return count;
+}
+
+static void free_all(void **blocks, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) {
+        free(blocks[i]);
+    }
+}
+
+/* Keeps a freed block when the limit allows, evicting the oldest blocks to
+ * make room; frees it otherwise. The limit is read under the lock, so a
+ * concurrent aclnnEmuSetDeviceCacheLimit is never overrun. */
+static void cache_put_or_free(const block_record *block)
+{
+    void *dropped[EMU_CACHE_SLOTS];
+    size_t count = 0;
+    pthread_mutex_lock(&table_lock);
+    uint64_t limit = emu_device_cache_limit();
+    if (block->reserved < EMU_HUGE_THRESHOLD || block->reserved > limit) {
+        dropped[count++] = block->base;
+    } else {
+        count = evict_oldest_locked(limit, block->reserved, dropped);
+        cache[cache_count++] = (cached_block){
+            .base = block->base, .reserved = block->reserved, .policy = block->policy, .stamp = ++cache_clock};
+        cache_bytes += block->reserved;
+    }
+    pthread_mutex_unlock(&table_lock);
+    free_all(dropped, count);
+}
+
+size_t emu_device_cache_release(void)
+{
+    void *released[EMU_CACHE_SLOTS];
+    pthread_mutex_lock(&table_lock);
+    size_t bytes = cache_bytes;
+    size_t count = evict_oldest_locked(0, 0, released);
+    pthread_mutex_unlock(&table_lock);
+    free_all(released, count);
+    return bytes;
+}
+
 static void *allocate_block(size_t size, int policy, size_t *reserved)
 {
     bool huge = size >= EMU_HUGE_THRESHOLD;
@@ -184,18 +303,19 @@ static void *allocate_block(size_t size, int policy, size_t *reserved)
     if (rounded < size) {
         return NULL;
     }
-    void *base = NULL;
+    void *base = huge ? cache_take(rounded, policy, reserved) : NULL;
+    if (base != NULL) {
+        return base;
+    }
     if (posix_memalign(&base, align, rounded) != 0) {
-        return NULL;
+        /* The cache may hold what this block needs. */
+        if (emu_device_cache_release() == 0 || posix_memalign(&base, align, rounded) != 0) {
+            return NULL;
+        }
     }
-#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
     if (huge) {
-        /* Advice only: without THP the block still works with small pages. */
-        (void)madvise(base, rounded, policy_wants_huge(policy) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+        advise_pages(base, rounded, policy);
     }
-#else
-    (void)policy;
-#endif
     *reserved = rounded;
     return base;
 }
@@ -256,7 +376,7 @@ aclError aclrtFree(void *devPtr)
                                                  "expected a pointer returned by aclrtMalloc and not yet freed.",
                         devPtr);
     }
-    free(removed.base);
+    cache_put_or_free(&removed);
     return ACL_SUCCESS;
 }
 
@@ -506,5 +626,32 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)
 #endif
     *total = page > 0 && pages > 0 ? (size_t)page * (size_t)pages : 0;
     *free = page > 0 && available > 0 ? (size_t)page * (size_t)available : 0;
+    /* Cached blocks are free to the program, though the host counts them as used. */
+    size_t cached = aclnnEmuGetDeviceCacheBytes();
+    *free = cached > *total - *free ? *total : *free + cached;
     return ACL_SUCCESS;
+}
+
+aclError aclnnEmuSetDeviceCacheLimit(uint64_t bytes)
+{
+    void *evicted[EMU_CACHE_SLOTS];
+    pthread_mutex_lock(&table_lock);
+    emu_device_cache_limit_set(bytes);
+    size_t count = evict_oldest_locked(bytes, 0, evicted);
+    pthread_mutex_unlock(&table_lock);
+    free_all(evicted, count);
+    return ACL_SUCCESS;
+}
+
+uint64_t aclnnEmuGetDeviceCacheLimit(void)
+{
+    return emu_device_cache_limit();
+}
+
+uint64_t aclnnEmuGetDeviceCacheBytes(void)
+{
+    pthread_mutex_lock(&table_lock);
+    size_t bytes = cache_bytes;
+    pthread_mutex_unlock(&table_lock);
+    return bytes;
 }

@@ -32,7 +32,36 @@ __all__ += ["moe_token_permute", "moe_token_permute_grad", "rotary_position_embe
 _NULL = ffi.NULL
 _ND = lib.ACL_FORMAT_ND
 _ndarray = np.ndarray
-_empty = np.empty
+_np_empty = np.empty
+_new_ptr = ffi.new
+_cast = ffi.cast
+_gc = ffi.gc
+_buffer = ffi.buffer
+_malloc = lib.aclrtMalloc
+_free = lib.aclrtFree
+_HUGE_FIRST = lib.ACL_MEM_MALLOC_HUGE_FIRST
+#: Result arrays of at least this many bytes live in aclrtMalloc blocks, freed
+#: when the last array using them goes: the device cache (aclnnEmuSetDevice-
+#: CacheLimit) then hands those pages, already faulted in, to the next call's
+#: results. Fresh host pages cost their first-touch faults (0.15-0.7 s per GiB
+#: here), which took longer than the kernel on RoPE's shapes.
+_BLOCK_RESULT_MIN = 2 << 20
+
+
+def _empty(shape, dtype):
+    """A new uninitialised array, in an aclrtMalloc block when it is large."""
+    dtype = np.dtype(dtype)
+    nbytes = dtype.itemsize
+    for n in shape:
+        nbytes *= n
+    if nbytes < _BLOCK_RESULT_MIN:
+        return _np_empty(shape, dtype)
+    ptr = _new_ptr("void **")
+    if _malloc(ptr, nbytes, _HUGE_FIRST) != 0:
+        last_error_message()  # the host memory below reports its own failure
+        return _np_empty(shape, dtype)
+    block = _gc(_cast("char *", ptr[0]), _free)
+    return np.frombuffer(_buffer(block, nbytes), dtype).reshape(shape)
 _from_buffer = ffi.from_buffer
 _create = lib.aclCreateTensor
 _destroy = lib.aclDestroyTensor

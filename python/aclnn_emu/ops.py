@@ -15,6 +15,7 @@ reuses a per-thread plan (a repeatable executor) for each shape and dtype, so
 a call costs a few microseconds.
 """
 
+import math
 import operator
 import threading
 import weakref
@@ -33,6 +34,8 @@ _NULL = ffi.NULL
 _ND = lib.ACL_FORMAT_ND
 _ndarray = np.ndarray
 _np_empty = np.empty
+_dtype_class = np.dtype
+_prod = math.prod
 _new_ptr = ffi.new
 _cast = ffi.cast
 _gc = ffi.gc
@@ -50,10 +53,9 @@ _BLOCK_RESULT_MIN = 2 << 20
 
 def _empty(shape, dtype):
     """A new uninitialised array, in an aclrtMalloc block when it is large."""
-    dtype = np.dtype(dtype)
-    nbytes = dtype.itemsize
-    for n in shape:
-        nbytes *= n
+    if not isinstance(dtype, _dtype_class):
+        dtype = np.dtype(dtype)
+    nbytes = dtype.itemsize * _prod(shape)
     if nbytes < _BLOCK_RESULT_MIN:
         return _np_empty(shape, dtype)
     ptr = _new_ptr("void **")
@@ -471,7 +473,8 @@ def _run_cached(op, inputs, out, ref, stream):
     try:
         buffers = list(map(_from_buffer, inputs))
         if out is None:
-            y = _empty(shapes[ref], inputs[ref].dtype)
+            like = inputs[ref]
+            y = _np_empty(shapes[ref], like.dtype) if like.nbytes < _BLOCK_RESULT_MIN else _empty(like.shape, like.dtype)
             code = codes[ref]
             buffers.append(_from_buffer(y))
         else:

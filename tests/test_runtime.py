@@ -203,15 +203,21 @@ def test_device_count_run_mode_synchronize():
     expect(0, lib.aclrtSynchronizeDevice())
 
 
-def _soc_in_fresh_process(env_value):
+def _in_fresh_process(variable, env_value, expression):
+    """``(printed value of expression, stderr)`` of a new interpreter that
+    imports aclnn_emu with ``variable`` set to ``env_value`` (None: unset)."""
     env = dict(os.environ)
-    env.pop("ACLNN_EMU_SOC", None)
+    env.pop(variable, None)
     if env_value is not None:
-        env["ACLNN_EMU_SOC"] = env_value
-    code = "import aclnn_emu; print(aclnn_emu.ffi.string(aclnn_emu.lib.aclrtGetSocName()).decode())"
+        env[variable] = env_value
+    code = "import aclnn_emu; from aclnn_emu import ffi, lib; print(%s)" % expression
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd="/")
     assert out.returncode == 0, out.stderr
     return out.stdout.strip(), out.stderr
+
+
+def _soc_in_fresh_process(env_value):
+    return _in_fresh_process("ACLNN_EMU_SOC", env_value, "ffi.string(lib.aclrtGetSocName()).decode()")
 
 
 def test_soc_name_default_and_environment():
@@ -443,14 +449,8 @@ MIB = 1 << 20
 
 
 def _cache_limit_in_fresh_process(env_value):
-    env = dict(os.environ)
-    env.pop("ACLNN_EMU_DEVICE_CACHE_MIB", None)
-    if env_value is not None:
-        env["ACLNN_EMU_DEVICE_CACHE_MIB"] = env_value
-    code = "import aclnn_emu; print(aclnn_emu.lib.aclnnEmuGetDeviceCacheLimit())"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd="/")
-    assert out.returncode == 0, out.stderr
-    return int(out.stdout), out.stderr
+    limit, err = _in_fresh_process("ACLNN_EMU_DEVICE_CACHE_MIB", env_value, "lib.aclnnEmuGetDeviceCacheLimit()")
+    return int(limit), err
 
 
 def test_device_cache_limit_default_and_environment():

@@ -521,7 +521,7 @@ def test_get_mem_info_counts_cached_blocks_as_free(cache_limit):
     expect(0, lib.aclrtGetMemInfo(0, free, total))
     # The host still holds the pages; the device view counts them free again
     # (other processes move the host's figure by a few MiB meanwhile).
-    assert free[0] - in_use > 200 * MIB
+    assert free[0] - in_use > 128 * MIB
     assert free[0] <= total[0]
 
 

@@ -287,6 +287,7 @@ def test_large_results_reuse_freed_device_blocks():
 
     saved = lib.aclnnEmuGetDeviceCacheLimit()
     try:
+        gc.collect()  # results of earlier tests held by reference cycles go now, not mid-test
         lib.aclnnEmuSetDeviceCacheLimit(0)
         lib.aclnnEmuSetDeviceCacheLimit(64 << 20)
         rng = np.random.default_rng(5)

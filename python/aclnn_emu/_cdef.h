@@ -448,4 +448,5 @@ int32_t aclnnEmuGetHostMemoryAllowed(void);
 aclError aclnnEmuSetDeviceCacheLimit(uint64_t bytes);
 uint64_t aclnnEmuGetDeviceCacheLimit(void);
 uint64_t aclnnEmuGetDeviceCacheBytes(void);
+aclError aclnnEmuMallocResult(void **devPtr, size_t size);
 void aclnnEmuFreeArray(int64_t *array);

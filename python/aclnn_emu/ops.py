@@ -40,10 +40,9 @@ _new_ptr = ffi.new
 _cast = ffi.cast
 _gc = ffi.gc
 _buffer = ffi.buffer
-_malloc = lib.aclrtMalloc
+_malloc_result = lib.aclnnEmuMallocResult
 _free = lib.aclrtFree
-_HUGE_FIRST = lib.ACL_MEM_MALLOC_HUGE_FIRST
-#: Result arrays of at least this many bytes live in aclrtMalloc blocks, freed
+#: Result arrays of at least this many bytes live in device blocks, freed
 #: when the last array using them goes: the device cache (aclnnEmuSetDevice-
 #: CacheLimit) then hands those pages, already faulted in, to the next call's
 #: results. Fresh host pages cost their first-touch faults (0.15-0.7 s per GiB
@@ -59,7 +58,7 @@ def _empty(shape, dtype):
     if nbytes < _BLOCK_RESULT_MIN:
         return _np_empty(shape, dtype)
     ptr = _new_ptr("void **")
-    if _malloc(ptr, nbytes, _HUGE_FIRST) != 0:
+    if _malloc_result(ptr, nbytes) != 0:
         last_error_message()  # the host memory below reports its own failure
         return _np_empty(shape, dtype)
     block = _gc(_cast("char *", ptr[0]), _free)

@@ -78,6 +78,8 @@ void emu_report_device_range(const char *api, const char *what, const void *ptr,
  * is not inside one live device block, or -1 when all are. Zero-length
  * ranges are skipped. */
 int emu_device_ranges_check(const void *const *ptrs, const size_t *lens, int count);
+/* Between aclInit and the aclFinalize that releases it (acl.c). */
+bool emu_acl_initialized(void);
 /* Frees every cached (freed, kept for reuse) device block; returns the bytes
  * released. aclrtResetDevice and aclFinalize call it. */
 size_t emu_device_cache_release(void);

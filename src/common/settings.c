@@ -58,14 +58,37 @@ static bool env_flag(const char *name)
     return value != NULL && value[0] != '\0' && strcmp(value, "0") != 0;
 }
 
-/* 1 GiB, or an eighth of the host's memory if that is less: enough to keep
+/* The memory this process may use: the host's, or its cgroup's limit
+ * (v2, then v1) when that is lower; 0 when unknown. */
+static uint64_t usable_memory(void)
+{
+    uint64_t bytes = 0;
+    long page = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES);
+    if (page > 0 && pages > 0) {
+        bytes = (uint64_t)page * (uint64_t)pages;
+    }
+    static const char *const LIMITS[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    for (size_t i = 0; i < sizeof LIMITS / sizeof LIMITS[0]; ++i) {
+        FILE *file = fopen(LIMITS[i], "r");
+        if (file == NULL) {
+            continue;
+        }
+        unsigned long long limit = 0; /* "max" (no limit) does not parse */
+        if (fscanf(file, "%llu", &limit) == 1 && limit > 0 && (bytes == 0 || limit < bytes)) {
+            bytes = limit;
+        }
+        fclose(file);
+    }
+    return bytes;
+}
+
+/* 1 GiB, or an eighth of the usable memory if that is less: enough to keep
  * the workspaces of a few large launches, little on a small CI machine. */
 static uint64_t default_device_cache_limit(void)
 {
-    uint64_t limit = (uint64_t)1 << 30;
-    long page = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES);
-    if (page > 0 && pages > 0 && (uint64_t)pages / 8 < limit / (uint64_t)page) {
-        limit = (uint64_t)pages / 8 * (uint64_t)page;
+    uint64_t limit = (uint64_t)1 << 30, usable = usable_memory();
+    if (usable > 0 && usable / 8 < limit) {
+        limit = usable / 8;
     }
     return limit;
 }

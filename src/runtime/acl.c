@@ -8,6 +8,11 @@
 
 static atomic_long init_count;
 
+bool emu_acl_initialized(void)
+{
+    return atomic_load(&init_count) > 0;
+}
+
 aclError aclInit(const char *configPath)
 {
     if (configPath != NULL && configPath[0] != '\0') {

@@ -21,6 +21,7 @@ typedef struct {
     size_t size;      /* as asked for */
     size_t reserved;  /* as allocated (rounded up) */
     int policy;
+    bool unreported;  /* from aclnnEmuMallocResult: the leak report leaves it out */
 } block_record;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -46,6 +47,17 @@ typedef struct {
 } cached_block;
 
 static cached_block cache[EMU_CACHE_SLOTS];
+
+/* Under AddressSanitizer a cached block is poisoned, so that a stale write
+ * into it is reported as it was when aclrtFree freed the block at once. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define CACHE_POISON(base, size) ASAN_POISON_MEMORY_REGION((base), (size))
+#define CACHE_UNPOISON(base, size) ASAN_UNPOISON_MEMORY_REGION((base), (size))
+#else
+#define CACHE_POISON(base, size) ((void)(base), (void)(size))
+#define CACHE_UNPOISON(base, size) ((void)(base), (void)(size))
+#endif
 static size_t cache_count;
 static size_t cache_bytes;
 static uint64_t cache_clock;
@@ -154,10 +166,16 @@ size_t emu_device_blocks_report(void *out_file)
 {
     FILE *out = out_file;
     pthread_mutex_lock(&table_lock);
-    size_t count = table_count;
-    for (size_t i = 0; i < table_count && out != NULL; ++i) {
-        fprintf(out, "aclnn_emu:   device block %p, %zu bytes (aclrtMalloc without aclrtFree)\n", table[i].base,
-                table[i].size);
+    size_t count = 0;
+    for (size_t i = 0; i < table_count; ++i) {
+        if (table[i].unreported) {
+            continue;
+        }
+        ++count;
+        if (out != NULL) {
+            fprintf(out, "aclnn_emu:   device block %p, %zu bytes (aclrtMalloc without aclrtFree)\n",
+                    table[i].base, table[i].size);
+        }
     }
     pthread_mutex_unlock(&table_lock);
     return count;
@@ -208,15 +226,15 @@ static void advise_pages(void *base, size_t reserved, int policy)
 #endif
 }
 
-/* Takes the smallest cached block that holds `rounded` bytes without
- * wasting more than as much again; NULL when there is none. */
-static void *cache_take(size_t rounded, int policy, size_t *reserved)
+/* Takes the smallest cached block that holds `rounded` bytes and no more
+ * than twice `size`, the bytes asked for; NULL when there is none. */
+static void *cache_take(size_t size, size_t rounded, int policy, size_t *reserved)
 {
     cached_block taken = {0};
     pthread_mutex_lock(&table_lock);
     size_t best = cache_count;
     for (size_t i = 0; i < cache_count; ++i) {
-        if (cache[i].reserved >= rounded && cache[i].reserved / 2 <= rounded &&
+        if (cache[i].reserved >= rounded && cache[i].reserved / 2 <= size &&
             (best == cache_count || cache[i].reserved < cache[best].reserved)) {
             best = i;
         }
@@ -227,8 +245,11 @@ static void *cache_take(size_t rounded, int policy, size_t *reserved)
         cache_bytes -= taken.reserved;
     }
     pthread_mutex_unlock(&table_lock);
-    if (taken.base != NULL && policy_wants_huge(taken.policy) != policy_wants_huge(policy)) {
-        advise_pages(taken.base, taken.reserved, policy);
+    if (taken.base != NULL) {
+        CACHE_UNPOISON(taken.base, taken.reserved);
+        if (policy_wants_huge(taken.policy) != policy_wants_huge(policy)) {
+            advise_pages(taken.base, taken.reserved, policy);
+        }
     }
     *reserved = taken.reserved;
     return taken.base;
@@ -238,7 +259,7 @@ static void *cache_take(size_t rounded, int policy, size_t *reserved)
  * `incoming` bytes (0: none) fits in a slot and under `limit`; returns how
  * many it put in `evicted`, for the caller to free after unlocking
  * (unmapping takes a while). */
-static size_t evict_oldest_locked(uint64_t limit, size_t incoming, void **evicted)
+static size_t evict_oldest_locked(uint64_t limit, size_t incoming, cached_block *evicted)
 {
     size_t count = 0;
     while (cache_count > 0 &&
@@ -249,36 +270,40 @@ static size_t evict_oldest_locked(uint64_t limit, size_t incoming, void **evicte
                 oldest = i;
             }
         }
-        evicted[count++] = cache[oldest].base;
+        evicted[count++] = cache[oldest];
         cache_bytes -= cache[oldest].reserved;
         cache[oldest] = cache[--cache_count];
     }
     return count;
 }
 
-static void free_all(void **blocks, size_t count)
+static void free_all(const cached_block *blocks, size_t count)
 {
     for (size_t i = 0; i < count; ++i) {
-        free(blocks[i]);
+        CACHE_UNPOISON(blocks[i].base, blocks[i].reserved);
+        free(blocks[i].base);
     }
 }
 
 /* Keeps a freed block when the limit allows, evicting the oldest blocks to
- * make room; frees it otherwise. The limit is read under the lock, so a
- * concurrent aclnnEmuSetDeviceCacheLimit is never overrun. */
+ * make room; frees it otherwise, and always once aclFinalize has run (no
+ * later call would release the cache). The limit is read under the lock,
+ * so a concurrent aclnnEmuSetDeviceCacheLimit is never overrun. */
 static void cache_put_or_free(const block_record *block)
 {
-    void *dropped[EMU_CACHE_SLOTS];
+    cached_block dropped[EMU_CACHE_SLOTS];
     size_t count = 0;
+    cached_block entry = {.base = block->base, .reserved = block->reserved, .policy = block->policy};
     pthread_mutex_lock(&table_lock);
     uint64_t limit = emu_device_cache_limit();
-    if (block->reserved < EMU_HUGE_THRESHOLD || block->reserved > limit) {
-        dropped[count++] = block->base;
+    if (block->reserved < EMU_HUGE_THRESHOLD || block->reserved > limit || !emu_acl_initialized()) {
+        dropped[count++] = entry;
     } else {
         count = evict_oldest_locked(limit, block->reserved, dropped);
-        cache[cache_count++] = (cached_block){
-            .base = block->base, .reserved = block->reserved, .policy = block->policy, .stamp = ++cache_clock};
+        entry.stamp = ++cache_clock;
+        cache[cache_count++] = entry;
         cache_bytes += block->reserved;
+        CACHE_POISON(block->base, block->reserved);
     }
     pthread_mutex_unlock(&table_lock);
     free_all(dropped, count);
@@ -286,7 +311,7 @@ static void cache_put_or_free(const block_record *block)
 
 size_t emu_device_cache_release(void)
 {
-    void *released[EMU_CACHE_SLOTS];
+    cached_block released[EMU_CACHE_SLOTS];
     pthread_mutex_lock(&table_lock);
     size_t bytes = cache_bytes;
     size_t count = evict_oldest_locked(0, 0, released);
@@ -303,7 +328,7 @@ static void *allocate_block(size_t size, int policy, size_t *reserved)
     if (rounded < size) {
         return NULL;
     }
-    void *base = huge ? cache_take(rounded, policy, reserved) : NULL;
+    void *base = huge ? cache_take(size, rounded, policy, reserved) : NULL;
     if (base != NULL) {
         return base;
     }
@@ -321,7 +346,8 @@ static void *allocate_block(size_t size, int policy, size_t *reserved)
 }
 
 /* Both allocation entry points; `api` names the one called in messages. */
-static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                             bool unreported)
 {
     if (devPtr == NULL) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL; expected a pointer to void*.", api);
@@ -339,7 +365,8 @@ static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtM
         return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot allocate %zu bytes; the host is out of "
                                                         "memory.", api, size);
     }
-    block_record record = {.base = base, .size = size, .reserved = reserved, .policy = (int)policy};
+    block_record record = {
+        .base = base, .size = size, .reserved = reserved, .policy = (int)policy, .unreported = unreported};
     if (!table_insert(record)) {
         free(base);
         return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot record the block; the host is out of "
@@ -351,12 +378,17 @@ static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtM
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
-    return malloc_block("aclrtMalloc", devPtr, size, policy);
+    return malloc_block("aclrtMalloc", devPtr, size, policy, false);
+}
+
+aclError aclnnEmuMallocResult(void **devPtr, size_t size)
+{
+    return malloc_block("aclnnEmuMallocResult", devPtr, size, ACL_MEM_MALLOC_HUGE_FIRST, true);
 }
 
 aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
-    return malloc_block("aclrtMallocAlign32", devPtr, size, policy);
+    return malloc_block("aclrtMallocAlign32", devPtr, size, policy, false);
 }
 
 aclError aclrtFree(void *devPtr)
@@ -626,15 +658,12 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)
 #endif
     *total = page > 0 && pages > 0 ? (size_t)page * (size_t)pages : 0;
     *free = page > 0 && available > 0 ? (size_t)page * (size_t)available : 0;
-    /* Cached blocks are free to the program, though the host counts them as used. */
-    size_t cached = aclnnEmuGetDeviceCacheBytes();
-    *free = cached > *total - *free ? *total : *free + cached;
     return ACL_SUCCESS;
 }
 
 aclError aclnnEmuSetDeviceCacheLimit(uint64_t bytes)
 {
-    void *evicted[EMU_CACHE_SLOTS];
+    cached_block evicted[EMU_CACHE_SLOTS];
     pthread_mutex_lock(&table_lock);
     emu_device_cache_limit_set(bytes);
     size_t count = evict_oldest_locked(bytes, 0, evicted);

@@ -361,6 +361,20 @@ static void test_device_cache(void)
     CHECK(again != block && aclnnEmuGetDeviceCacheBytes() == 4 * MIB);
     CHECK(aclrtFree(again) == ACL_SUCCESS); /* under 2 MiB: never kept */
     CHECK(aclnnEmuGetDeviceCacheBytes() == 4 * MIB);
+    /* Half its size is the least it serves: 2 MiB + 1 rounds to 4 MiB of
+     * huge pages, but would waste nearly 3/4 of an 8 MiB block. */
+    void *large = NULL;
+    CHECK(aclnnEmuMallocResult(&large, 8 * MIB) == ACL_SUCCESS);
+    CHECK(aclrtFree(large) == ACL_SUCCESS);
+    CHECK(aclrtMalloc(&again, 2 * MIB + 1, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CHECK(again == block); /* the 4 MiB block, not the 8 MiB one */
+    CHECK(aclrtFree(again) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 12 * MIB);
+    CHECK(aclnnEmuSetDeviceCacheLimit(4 * MIB) == ACL_SUCCESS); /* the 8 MiB block goes */
+    CHECK(aclnnEmuSetDeviceCacheLimit(12 * MIB) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 4 * MIB);
+    CHECK_ERROR(aclnnEmuMallocResult(NULL, 8), ACL_ERROR_INVALID_PARAM, "devPtr");
+    CHECK_ERROR(aclnnEmuMallocResult(&large, 0), ACL_ERROR_INVALID_PARAM, "size");
 
     /* Over the limit the oldest goes; a block larger than the limit is not kept. */
     void *b[3];
@@ -471,6 +485,11 @@ int main(void)
     CHECK(aclrtResetDevice(0) == ACL_SUCCESS);
     CHECK(aclFinalize() == ACL_SUCCESS);
     CHECK_ERROR(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE, "aclFinalize");
+    /* After aclFinalize nothing would release the cache: freed blocks go at once. */
+    void *late = NULL;
+    CHECK(aclrtMalloc(&late, 4u << 20, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CHECK(aclrtFree(late) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 0);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -497,7 +497,7 @@ def test_freed_large_blocks_come_back_from_the_cache(cache_limit):
     expect(INVALID_PARAM, lib.aclrtFree(block), "devPtr")
     expect(RT_PARAM_INVALID, lib.aclrtMemset(block, 16, 0, 16), "devPtr", "not in device memory")
     # A request it holds without wasting half gets it back, old contents and all.
-    expect(0, lib.aclrtMalloc(p, 5 * MIB, lib.ACL_MEM_MALLOC_NORMAL_ONLY))
+    expect(0, lib.aclrtMalloc(p, 5 * MIB, lib.ACL_MEM_MALLOC_HUGE_ONLY))
     assert p[0] == block and lib.aclnnEmuGetDeviceCacheBytes() == 0
     assert ffi.buffer(ffi.cast("char *", block) + 8 * MIB - 16, 16)[:] == b"kept in cache 16"
     expect(0, lib.aclrtFree(block))
@@ -511,6 +511,14 @@ def test_freed_large_blocks_come_back_from_the_cache(cache_limit):
     # Lowering the limit releases the oldest; a reset releases everything.
     expect(0, lib.aclnnEmuSetDeviceCacheLimit(4 * MIB))
     assert lib.aclnnEmuGetDeviceCacheBytes() == 4 * MIB
+    # A block keeps the pages it was faulted in with: NORMAL_ONLY never gets a huge-page one.
+    expect(0, lib.aclrtMalloc(p, 4 * MIB, lib.ACL_MEM_MALLOC_NORMAL_ONLY))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 4 * MIB
+    expect(0, lib.aclrtFree(p[0]))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 4 * MIB  # the older huge-page block made room
+    expect(0, lib.aclrtMalloc(p, 4 * MIB, lib.ACL_MEM_MALLOC_NORMAL_ONLY_P2P))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 0
+    expect(0, lib.aclrtFree(p[0]))
     expect(0, lib.aclrtSetDevice(0))
     expect(0, lib.aclrtResetDevice(0))
     assert lib.aclnnEmuGetDeviceCacheBytes() == 0

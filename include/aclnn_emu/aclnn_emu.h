@@ -133,7 +133,8 @@ ACL_FUNC_VISIBILITY int32_t aclnnEmuGetHostMemoryAllowed(void);
  * Limits the device-memory cache. Between aclInit and aclFinalize,
  * aclrtFree keeps freed blocks of 2 MiB or more, up to this many bytes in
  * all (the oldest go first), and aclrtMalloc hands one out again for a
- * request of at least half its size that it holds. So a program that
+ * request of at least half its size that it holds, made with the same kind
+ * of policy (huge pages or not: a block keeps the pages it has). So a program that
  * allocates its workspace around every launch, as the CANN samples do,
  * does not pay the host's page faults on fresh memory each time (about
  * 0.15 s per GiB with huge pages, 0.7 s without).

@@ -227,7 +227,9 @@ static void advise_pages(void *base, size_t reserved, int policy)
 }
 
 /* Takes the smallest cached block that holds `rounded` bytes and no more
- * than twice `size`, the bytes asked for; NULL when there is none. */
+ * than twice `size`, the bytes asked for, allocated with the same page
+ * advice (madvise cannot split huge pages already faulted in, so a block
+ * keeps the pages it has); NULL when there is none. */
 static void *cache_take(size_t size, size_t rounded, int policy, size_t *reserved)
 {
     cached_block taken = {0};
@@ -235,6 +237,7 @@ static void *cache_take(size_t size, size_t rounded, int policy, size_t *reserve
     size_t best = cache_count;
     for (size_t i = 0; i < cache_count; ++i) {
         if (cache[i].reserved >= rounded && cache[i].reserved / 2 <= size &&
+            policy_wants_huge(cache[i].policy) == policy_wants_huge(policy) &&
             (best == cache_count || cache[i].reserved < cache[best].reserved)) {
             best = i;
         }
@@ -247,9 +250,6 @@ static void *cache_take(size_t size, size_t rounded, int policy, size_t *reserve
     pthread_mutex_unlock(&table_lock);
     if (taken.base != NULL) {
         CACHE_UNPOISON(taken.base, taken.reserved);
-        if (policy_wants_huge(taken.policy) != policy_wants_huge(policy)) {
-            advise_pages(taken.base, taken.reserved, policy);
-        }
     }
     *reserved = taken.reserved;
     return taken.base;

@@ -352,7 +352,7 @@ static void test_device_cache(void)
 
     /* The same block comes back, contents and all, for any size it holds
      * without wasting more than half. */
-    CHECK(aclrtMalloc(&again, 3 * MIB, ACL_MEM_MALLOC_NORMAL_ONLY) == ACL_SUCCESS);
+    CHECK(aclrtMalloc(&again, 3 * MIB, ACL_MEM_MALLOC_HUGE_ONLY) == ACL_SUCCESS);
     CHECK(again == block);
     CHECK(((unsigned char *)again)[3 * MIB - 1] == 0x5A);
     CHECK(aclnnEmuGetDeviceCacheBytes() == 0);

@@ -564,7 +564,8 @@ def _anon_huge_kb(lo, hi):
     return total
 
 
-def test_huge_pages_follow_the_policy(dev):
+def test_huge_pages_follow_the_policy(dev, cache_limit):
+    """Fresh blocks (the cache_limit fixture empties the device cache) get the pages their policy asks for."""
     mode = _thp_mode()
     if mode is None:
         pytest.skip("no %s: the kernel has no transparent huge pages" % THP_ENABLED)

@@ -280,6 +280,47 @@ def test_out_contiguous_is_reused(dtype):
     assert_precision(x, expected, dtype)
 
 
+def test_large_results_reuse_freed_device_blocks():
+    """Results of 2 MiB or more live in aclrtMalloc blocks: once dropped, the
+    device cache gives their faulted-in pages to the next call's results."""
+    import gc
+
+    saved = lib.aclnnEmuGetDeviceCacheLimit()
+    try:
+        gc.collect()  # results of earlier tests held by reference cycles go now, not mid-test
+        lib.aclnnEmuSetDeviceCacheLimit(0)
+        lib.aclnnEmuSetDeviceCacheLimit(64 << 20)
+        rng = np.random.default_rng(5)
+        x = make_x(rng, (1024, 1024), "float32", avoid_root=True)  # 4 MiB
+        dy = make_dy(rng, (1024, 1024), "float32")
+        first = aclnn_emu.silu_backward(dy, x)
+        assert not first.flags.owndata and first.flags.writeable and first.flags.c_contiguous
+        address = first.__array_interface__["data"][0]
+        expected = first.copy()
+        assert_precision(first, silu_backward_ref(dy, x), "float32")
+        view = first[3:5]
+        del first
+        gc.collect()
+        assert lib.aclnnEmuGetDeviceCacheBytes() == 0  # the view keeps the block
+        del view
+        gc.collect()
+        assert lib.aclnnEmuGetDeviceCacheBytes() == 4 << 20
+        second = aclnn_emu.silu_backward(dy, x)
+        assert second.__array_interface__["data"][0] == address
+        assert lib.aclnnEmuGetDeviceCacheBytes() == 0
+        assert np.array_equal(second, expected)
+        assert pickle.loads(pickle.dumps(second)).tobytes() == expected.tobytes()
+        # Small results are plain numpy arrays; with the cache off, large ones still work.
+        assert aclnn_emu.silu(x[:8]).flags.owndata
+        lib.aclnnEmuSetDeviceCacheLimit(0)
+        del second
+        gc.collect()
+        assert lib.aclnnEmuGetDeviceCacheBytes() == 0
+        assert np.array_equal(aclnn_emu.silu_backward(dy, x), expected)
+    finally:
+        lib.aclnnEmuSetDeviceCacheLimit(saved)
+
+
 def test_out_errors():
     x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
     ro = np.empty_like(x)

@@ -3,6 +3,7 @@ every error path with its code and its message (which must name the
 argument), following include/acl/acl.h, include/acl/acl_rt.h and
 cann_facts.md section 1.7."""
 
+import gc
 import os
 import re
 import subprocess
@@ -203,15 +204,21 @@ def test_device_count_run_mode_synchronize():
     expect(0, lib.aclrtSynchronizeDevice())
 
 
-def _soc_in_fresh_process(env_value):
+def _in_fresh_process(variable, env_value, expression):
+    """``(printed value of expression, stderr)`` of a new interpreter that
+    imports aclnn_emu with ``variable`` set to ``env_value`` (None: unset)."""
     env = dict(os.environ)
-    env.pop("ACLNN_EMU_SOC", None)
+    env.pop(variable, None)
     if env_value is not None:
-        env["ACLNN_EMU_SOC"] = env_value
-    code = "import aclnn_emu; print(aclnn_emu.ffi.string(aclnn_emu.lib.aclrtGetSocName()).decode())"
+        env[variable] = env_value
+    code = "import aclnn_emu; from aclnn_emu import ffi, lib; print(%s)" % expression
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd="/")
     assert out.returncode == 0, out.stderr
     return out.stdout.strip(), out.stderr
+
+
+def _soc_in_fresh_process(env_value):
+    return _in_fresh_process("ACLNN_EMU_SOC", env_value, "ffi.string(lib.aclrtGetSocName()).decode()")
 
 
 def test_soc_name_default_and_environment():
@@ -439,6 +446,85 @@ def test_async_copies_with_streams(dev, stream):
     assert _bytes(block, 64) == b"\x33" * 64
 
 
+MIB = 1 << 20
+
+
+def _cache_limit_in_fresh_process(env_value):
+    limit, err = _in_fresh_process("ACLNN_EMU_DEVICE_CACHE_MIB", env_value, "lib.aclnnEmuGetDeviceCacheLimit()")
+    return int(limit), err
+
+
+def test_device_cache_limit_default_and_environment():
+    usable = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                usable = min(usable, int(f.read().split()[0]))
+        except (OSError, ValueError, IndexError):  # absent, or "max"
+            pass
+    default = min(1 << 30, usable // 8)
+    assert default > 0
+    assert _cache_limit_in_fresh_process(None)[0] == default
+    assert _cache_limit_in_fresh_process("5")[0] == 5 * MIB
+    assert _cache_limit_in_fresh_process("0")[0] == 0
+    for bad in ("-1", "1.5", "lots", str(1 << 60)):
+        limit, err = _cache_limit_in_fresh_process(bad)  # ignored with a warning
+        assert limit == default
+        assert "ACLNN_EMU_DEVICE_CACHE_MIB" in err
+
+
+@pytest.fixture
+def cache_limit():
+    """Empties the device cache and restores its limit afterwards."""
+    saved = lib.aclnnEmuGetDeviceCacheLimit()
+    gc.collect()  # results of earlier tests held by reference cycles go now, not mid-test
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(0))
+    yield
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(0))
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(saved))
+
+
+def test_freed_large_blocks_come_back_from_the_cache(cache_limit):
+    p = ffi.new("void **")
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(64 * MIB))
+    assert lib.aclnnEmuGetDeviceCacheLimit() == 64 * MIB
+    expect(0, lib.aclrtMalloc(p, 8 * MIB, lib.ACL_MEM_MALLOC_HUGE_FIRST))
+    block = p[0]
+    ffi.memmove(ffi.cast("char *", block) + 8 * MIB - 16, b"kept in cache 16", 16)
+    expect(0, lib.aclrtFree(block))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 8 * MIB
+    # Freed to every check, though it is kept.
+    expect(INVALID_PARAM, lib.aclrtFree(block), "devPtr")
+    expect(RT_PARAM_INVALID, lib.aclrtMemset(block, 16, 0, 16), "devPtr", "not in device memory")
+    # A request it holds without wasting half gets it back, old contents and all.
+    expect(0, lib.aclrtMalloc(p, 5 * MIB, lib.ACL_MEM_MALLOC_HUGE_ONLY))
+    assert p[0] == block and lib.aclnnEmuGetDeviceCacheBytes() == 0
+    assert ffi.buffer(ffi.cast("char *", block) + 8 * MIB - 16, 16)[:] == b"kept in cache 16"
+    expect(0, lib.aclrtFree(block))
+    expect(0, lib.aclrtMalloc(p, 2 * MIB + 1, lib.ACL_MEM_MALLOC_HUGE_FIRST))  # would waste more than half
+    assert p[0] != block and lib.aclnnEmuGetDeviceCacheBytes() == 8 * MIB
+    expect(0, lib.aclrtFree(p[0]))  # reserved as 4 MiB (whole huge pages)
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 12 * MIB
+    expect(0, lib.aclrtMalloc(p, MIB, 0))  # under 2 MiB: never kept
+    expect(0, lib.aclrtFree(p[0]))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 12 * MIB
+    # Lowering the limit releases the oldest; a reset releases everything.
+    expect(0, lib.aclnnEmuSetDeviceCacheLimit(4 * MIB))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 4 * MIB
+    # A block keeps the pages it was faulted in with: NORMAL_ONLY never gets a huge-page one.
+    expect(0, lib.aclrtMalloc(p, 4 * MIB, lib.ACL_MEM_MALLOC_NORMAL_ONLY))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 4 * MIB
+    expect(0, lib.aclrtFree(p[0]))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 4 * MIB  # the older huge-page block made room
+    expect(0, lib.aclrtMalloc(p, 4 * MIB, lib.ACL_MEM_MALLOC_NORMAL_ONLY_P2P))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 0
+    expect(0, lib.aclrtFree(p[0]))
+    expect(0, lib.aclrtSetDevice(0))
+    expect(0, lib.aclrtResetDevice(0))
+    assert lib.aclnnEmuGetDeviceCacheBytes() == 0
+    expect(0, lib.aclrtSetDevice(0))
+
+
 def test_get_mem_info():
     free, total = ffi.new("size_t *"), ffi.new("size_t *")
     for attr in range(12):
@@ -478,7 +564,31 @@ def _anon_huge_kb(lo, hi):
     return total
 
 
-def test_huge_pages_follow_the_policy(dev):
+def _thp_pages_exact(lo, hi):
+    """Huge pages backing [lo, hi) counted page by page (pagemap + kpageflags,
+    root only), in kB; None where the kernel does not tell. smaps can only
+    give whole mappings, which may reach past the block."""
+    try:
+        with open("/proc/self/pagemap", "rb") as pm, open("/proc/kpageflags", "rb") as kf:
+            total = 0
+            for a in range(lo, hi, 4096):
+                pm.seek(a // 4096 * 8)
+                entry = int.from_bytes(pm.read(8), "little")
+                pfn = entry & ((1 << 55) - 1)
+                if not entry >> 63:
+                    continue
+                if pfn == 0:
+                    return None
+                kf.seek(pfn * 8)
+                if int.from_bytes(kf.read(8), "little") >> 22 & 1:  # KPF_THP
+                    total += 4
+            return total
+    except OSError:
+        return None
+
+
+def test_huge_pages_follow_the_policy(dev, cache_limit):
+    """Fresh blocks (the cache_limit fixture empties the device cache) get the pages their policy asks for."""
     mode = _thp_mode()
     if mode is None:
         pytest.skip("no %s: the kernel has no transparent huge pages" % THP_ENABLED)
@@ -489,8 +599,12 @@ def test_huge_pages_follow_the_policy(dev):
     expect(0, lib.aclrtMemset(huge, size, 1, size))
     normal = dev(size, lib.ACL_MEM_MALLOC_NORMAL_ONLY)
     expect(0, lib.aclrtMemset(normal, size, 1, size))
-    huge_kb = _anon_huge_kb(addr(huge), addr(huge) + size)
-    normal_kb = _anon_huge_kb(addr(normal), addr(normal) + size)
+    huge_kb = _thp_pages_exact(addr(huge), addr(huge) + size)
+    if huge_kb is None:
+        huge_kb = _anon_huge_kb(addr(huge), addr(huge) + size)
+    normal_kb = _thp_pages_exact(addr(normal), addr(normal) + size)
+    if normal_kb is None:
+        normal_kb = _anon_huge_kb(addr(normal), addr(normal) + size)
     assert huge_kb > 0, "HUGE_FIRST block has no huge pages (THP mode [%s])" % mode
     assert normal_kb == 0, "NORMAL_ONLY block has %d kB of huge pages" % normal_kb
 

@@ -336,7 +336,10 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclr
 /**
  * Frees a block from aclrtMalloc. Work still queued on any stream that uses
  * the block (operator tensors and workspaces, copies, memsets) is waited for
- * first, so the block is never freed under a running kernel.
+ * first, so the block is never freed under a running kernel. Blocks of
+ * 2 MiB or more may be kept for a later aclrtMalloc (see
+ * aclnnEmuSetDeviceCacheLimit); either way the block is freed to every
+ * check from this call on.
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL, or for a
  *         pointer that is not the start of a live device block (never
  *         allocated, already freed, or host memory).

@@ -18,6 +18,8 @@
  *                                       dtypes and shapes, workspace, kernel,
  *                                       threads and time;
  *  - ACLNN_EMU_ALLOW_HOST_MEMORY=1      default of aclnnEmuSetHostMemoryAllowed;
+ *  - ACLNN_EMU_DEVICE_CACHE_MIB=N       initial limit of aclnnEmuSetDeviceCacheLimit,
+ *                                       in MiB (0: no cache);
  *  - ACLNN_EMU_SYNC=1                   run the work of every stream on the
  *                                       launching thread before the call returns
  *                                       (as the default stream always does), for
@@ -126,6 +128,47 @@ ACL_FUNC_VISIBILITY aclError aclnnEmuSetHostMemoryAllowed(int32_t allowed);
 
 /** The calling thread's setting of aclnnEmuSetHostMemoryAllowed (0 or 1). */
 ACL_FUNC_VISIBILITY int32_t aclnnEmuGetHostMemoryAllowed(void);
+
+/**
+ * Limits the device-memory cache. Between aclInit and aclFinalize,
+ * aclrtFree keeps freed blocks of 2 MiB or more, up to this many bytes in
+ * all (the oldest go first), and aclrtMalloc hands one out again for a
+ * request of at least half its size that it holds, made with the same kind
+ * of policy (huge pages or not: a block keeps the pages it has). So a program that
+ * allocates its workspace around every launch, as the CANN samples do,
+ * does not pay the host's page faults on fresh memory each time (about
+ * 0.15 s per GiB with huge pages, 0.7 s without).
+ * A cached block is freed memory to every check of this library (operators
+ * refuse tensors in it; under AddressSanitizer any access is reported) and
+ * comes back with its old contents, as device memory from aclrtMalloc is
+ * never cleared. The host still holds its pages: aclrtGetMemInfo reports
+ * the host's own free figure. aclrtResetDevice and aclFinalize release the
+ * cache, and so does an allocation that fails before it tries again.
+ * Lowering the limit releases the oldest blocks at once; 0 turns the cache
+ * off and releases everything.
+ * @param bytes the initial value comes from ACLNN_EMU_DEVICE_CACHE_MIB
+ *        (MiB); the default is 1 GiB or an eighth of the memory this
+ *        process may use (the host's, or its cgroup's limit), whichever is
+ *        less.
+ * @return ACL_SUCCESS.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuSetDeviceCacheLimit(uint64_t bytes);
+
+/** The limit of aclnnEmuSetDeviceCacheLimit, in bytes. */
+ACL_FUNC_VISIBILITY uint64_t aclnnEmuGetDeviceCacheLimit(void);
+
+/** Bytes of freed device blocks the cache holds now. */
+ACL_FUNC_VISIBILITY uint64_t aclnnEmuGetDeviceCacheBytes(void);
+
+/**
+ * As aclrtMalloc with ACL_MEM_MALLOC_HUGE_FIRST, for a language binding that
+ * hands the block out inside one of its own objects (the numpy layer's large
+ * results) and frees it with aclrtFree when that object goes. The program
+ * holds the object, not the pointer, so ACLNN_EMU_REPORT_LEAKS leaves such
+ * blocks out of its list.
+ * @return as aclrtMalloc.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuMallocResult(void **devPtr, size_t size);
 
 /**
  * Frees an array returned by aclGetViewShape, aclGetStorageShape or

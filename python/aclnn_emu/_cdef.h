@@ -445,4 +445,8 @@ aclError aclnnEmuSetSocName(const char *socName);
 const char *aclnnEmuGetLastKernel(void);
 aclError aclnnEmuSetHostMemoryAllowed(int32_t allowed);
 int32_t aclnnEmuGetHostMemoryAllowed(void);
+aclError aclnnEmuSetDeviceCacheLimit(uint64_t bytes);
+uint64_t aclnnEmuGetDeviceCacheLimit(void);
+uint64_t aclnnEmuGetDeviceCacheBytes(void);
+aclError aclnnEmuMallocResult(void **devPtr, size_t size);
 void aclnnEmuFreeArray(int64_t *array);

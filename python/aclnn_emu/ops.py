@@ -15,6 +15,7 @@ reuses a per-thread plan (a repeatable executor) for each shape and dtype, so
 a call costs a few microseconds.
 """
 
+import math
 import operator
 import threading
 import weakref
@@ -32,7 +33,36 @@ __all__ += ["moe_token_permute", "moe_token_permute_grad", "rotary_position_embe
 _NULL = ffi.NULL
 _ND = lib.ACL_FORMAT_ND
 _ndarray = np.ndarray
-_empty = np.empty
+_np_empty = np.empty
+_dtype_class = np.dtype
+_prod = math.prod
+_new_ptr = ffi.new
+_cast = ffi.cast
+_gc = ffi.gc
+_buffer = ffi.buffer
+_malloc_result = lib.aclnnEmuMallocResult
+_free = lib.aclrtFree
+#: Result arrays of at least this many bytes live in device blocks, freed
+#: when the last array using them goes: the device cache (aclnnEmuSetDevice-
+#: CacheLimit) then hands those pages, already faulted in, to the next call's
+#: results. Fresh host pages cost their first-touch faults (0.15-0.7 s per GiB
+#: here), which took longer than the kernel on RoPE's shapes.
+_BLOCK_RESULT_MIN = 2 << 20
+
+
+def _empty(shape, dtype):
+    """A new uninitialised array, in an aclrtMalloc block when it is large."""
+    if not isinstance(dtype, _dtype_class):
+        dtype = np.dtype(dtype)
+    nbytes = dtype.itemsize * _prod(shape)
+    if nbytes < _BLOCK_RESULT_MIN:
+        return _np_empty(shape, dtype)
+    ptr = _new_ptr("void **")
+    if _malloc_result(ptr, nbytes) != 0:
+        last_error_message()  # the host memory below reports its own failure
+        return _np_empty(shape, dtype)
+    block = _gc(_cast("char *", ptr[0]), _free)
+    return np.frombuffer(_buffer(block, nbytes), dtype).reshape(shape)
 _from_buffer = ffi.from_buffer
 _create = lib.aclCreateTensor
 _destroy = lib.aclDestroyTensor
@@ -442,7 +472,8 @@ def _run_cached(op, inputs, out, ref, stream):
     try:
         buffers = list(map(_from_buffer, inputs))
         if out is None:
-            y = _empty(shapes[ref], inputs[ref].dtype)
+            like = inputs[ref]
+            y = _np_empty(shapes[ref], like.dtype) if like.nbytes < _BLOCK_RESULT_MIN else _empty(like.shape, like.dtype)
             code = codes[ref]
             buffers.append(_from_buffer(y))
         else:

@@ -35,6 +35,8 @@ bool emu_verbose(void);
 bool emu_sync_mode(void);    /* ACLNN_EMU_SYNC=1: every stream runs work inline */
 bool emu_report_leaks(void); /* ACLNN_EMU_REPORT_LEAKS=1: aclFinalize lists what is still alive */
 bool emu_host_memory_allowed(void); /* aclnnEmuSetHostMemoryAllowed on this thread */
+uint64_t emu_device_cache_limit(void);        /* bytes of freed device blocks aclrtFree may keep */
+void emu_device_cache_limit_set(uint64_t bytes);
 void emu_set_last_kernel(const char *name);
 
 /* ---- handle registry (registry.c) ----
@@ -76,6 +78,11 @@ void emu_report_device_range(const char *api, const char *what, const void *ptr,
  * is not inside one live device block, or -1 when all are. Zero-length
  * ranges are skipped. */
 int emu_device_ranges_check(const void *const *ptrs, const size_t *lens, int count);
+/* Between aclInit and the aclFinalize that releases it (acl.c). */
+bool emu_acl_initialized(void);
+/* Frees every cached (freed, kept for reuse) device block; returns the bytes
+ * released. aclrtResetDevice and aclFinalize call it. */
+size_t emu_device_cache_release(void);
 /* Writes one line per live device block to `out`; returns their number. */
 size_t emu_device_blocks_report(void *out_file);
 

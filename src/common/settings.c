@@ -36,6 +36,7 @@ static atomic_bool verbose_setting;
 static atomic_bool sync_setting;
 static atomic_bool report_leaks_setting;
 static atomic_bool host_memory_default;
+static atomic_ullong device_cache_limit; /* bytes; see aclnnEmuSetDeviceCacheLimit */
 /* -1: not set on this thread, use the process default. */
 static _Thread_local int host_memory_allowed = -1;
 static _Thread_local char last_kernel[128];
@@ -55,6 +56,41 @@ static bool env_flag(const char *name)
 {
     const char *value = getenv(name);
     return value != NULL && value[0] != '\0' && strcmp(value, "0") != 0;
+}
+
+/* The memory this process may use: the host's, or its cgroup's limit
+ * (v2, then v1) when that is lower; 0 when unknown. */
+static uint64_t usable_memory(void)
+{
+    uint64_t bytes = 0;
+    long page = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES);
+    if (page > 0 && pages > 0) {
+        bytes = (uint64_t)page * (uint64_t)pages;
+    }
+    static const char *const LIMITS[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    for (size_t i = 0; i < sizeof LIMITS / sizeof LIMITS[0]; ++i) {
+        FILE *file = fopen(LIMITS[i], "r");
+        if (file == NULL) {
+            continue;
+        }
+        unsigned long long limit = 0; /* "max" (no limit) does not parse */
+        if (fscanf(file, "%llu", &limit) == 1 && limit > 0 && (bytes == 0 || limit < bytes)) {
+            bytes = limit;
+        }
+        fclose(file);
+    }
+    return bytes;
+}
+
+/* 1 GiB, or an eighth of the usable memory if that is less: enough to keep
+ * the workspaces of a few large launches, little on a small CI machine. */
+static uint64_t default_device_cache_limit(void)
+{
+    uint64_t limit = (uint64_t)1 << 30, usable = usable_memory();
+    if (usable > 0 && usable / 8 < limit) {
+        limit = usable / 8;
+    }
+    return limit;
 }
 
 static void read_environment(void)
@@ -84,6 +120,18 @@ static void read_environment(void)
     atomic_store(&verbose_setting, verbose != NULL && verbose[0] != '\0' && strcmp(verbose, "0") != 0);
     atomic_store(&sync_setting, env_flag("ACLNN_EMU_SYNC"));
     atomic_store(&report_leaks_setting, env_flag("ACLNN_EMU_REPORT_LEAKS"));
+    atomic_store(&device_cache_limit, default_device_cache_limit());
+    const char *cache = getenv("ACLNN_EMU_DEVICE_CACHE_MIB");
+    if (cache != NULL && cache[0] != '\0') {
+        char *end = NULL;
+        unsigned long long mib = strtoull(cache, &end, 10);
+        if (*end == '\0' && cache[0] != '-' && mib <= (UINT64_MAX >> 20)) {
+            atomic_store(&device_cache_limit, (unsigned long long)mib << 20);
+        } else {
+            fprintf(stderr, "aclnn_emu: ignoring ACLNN_EMU_DEVICE_CACHE_MIB=%s; expected a number of MiB "
+                            "(0 turns the cache off).\n", cache);
+        }
+    }
     const char *host = getenv("ACLNN_EMU_ALLOW_HOST_MEMORY");
     atomic_store(&host_memory_default, host != NULL && host[0] != '\0' && strcmp(host, "0") != 0);
 }
@@ -202,6 +250,18 @@ bool emu_host_memory_allowed(void)
     }
     ensure_environment();
     return atomic_load(&host_memory_default);
+}
+
+uint64_t emu_device_cache_limit(void)
+{
+    ensure_environment();
+    return atomic_load(&device_cache_limit);
+}
+
+void emu_device_cache_limit_set(uint64_t bytes)
+{
+    ensure_environment();
+    atomic_store(&device_cache_limit, bytes);
 }
 
 aclError aclnnEmuSetHostMemoryAllowed(int32_t allowed)

@@ -8,6 +8,11 @@
 
 static atomic_long init_count;
 
+bool emu_acl_initialized(void)
+{
+    return atomic_load(&init_count) > 0;
+}
+
 aclError aclInit(const char *configPath)
 {
     if (configPath != NULL && configPath[0] != '\0') {
@@ -54,6 +59,7 @@ static void report_leaks(FILE *out)
 static void finalize_runtime(void)
 {
     emu_streams_synchronize_all();
+    emu_device_cache_release();
     if (emu_report_leaks()) {
         report_leaks(stderr);
     }

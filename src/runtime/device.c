@@ -34,6 +34,7 @@ aclError aclrtResetDevice(int32_t deviceId)
         return invalid_device("aclrtResetDevice", deviceId);
     }
     aclrtSynchronizeDevice();
+    emu_device_cache_release();
     device_set = false;
     return ACL_SUCCESS;
 }

@@ -21,12 +21,46 @@ typedef struct {
     size_t size;      /* as asked for */
     size_t reserved;  /* as allocated (rounded up) */
     int policy;
+    bool unreported;  /* from aclnnEmuMallocResult: the leak report leaves it out */
 } block_record;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static block_record *table;
 static size_t table_count;
 static size_t table_capacity;
+
+/* Freed blocks kept for reuse. aclrtFree keeps blocks of at least
+ * EMU_HUGE_THRESHOLD bytes, up to emu_device_cache_limit() bytes in all,
+ * and aclrtMalloc hands them out again. A fresh block costs its page
+ * faults: the kernel zeroes every page at its first touch (1.4 GB/s with
+ * small pages here, about 7 with huge ones), so a program that allocates
+ * its workspace around each launch, as the CANN samples do, paid up to
+ * 0.3 s for a 465 MiB Floyd workspace per call. A cached block is out of
+ * the table: to every check it is freed memory. Guarded by table_lock. */
+enum { EMU_CACHE_SLOTS = 16 };
+
+typedef struct {
+    void *base;
+    size_t reserved;
+    int policy;
+    uint64_t stamp; /* order of caching: the oldest goes first */
+} cached_block;
+
+static cached_block cache[EMU_CACHE_SLOTS];
+
+/* Under AddressSanitizer a cached block is poisoned, so that a stale write
+ * into it is reported as it was when aclrtFree freed the block at once. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define CACHE_POISON(base, size) ASAN_POISON_MEMORY_REGION((base), (size))
+#define CACHE_UNPOISON(base, size) ASAN_UNPOISON_MEMORY_REGION((base), (size))
+#else
+#define CACHE_POISON(base, size) ((void)(base), (void)(size))
+#define CACHE_UNPOISON(base, size) ((void)(base), (void)(size))
+#endif
+static size_t cache_count;
+static size_t cache_bytes;
+static uint64_t cache_clock;
 
 /* Index of the first block whose base is > ptr. */
 static size_t upper_bound(const void *ptr)
@@ -132,10 +166,16 @@ size_t emu_device_blocks_report(void *out_file)
 {
     FILE *out = out_file;
     pthread_mutex_lock(&table_lock);
-    size_t count = table_count;
-    for (size_t i = 0; i < table_count && out != NULL; ++i) {
-        fprintf(out, "aclnn_emu:   device block %p, %zu bytes (aclrtMalloc without aclrtFree)\n", table[i].base,
-                table[i].size);
+    size_t count = 0;
+    for (size_t i = 0; i < table_count; ++i) {
+        if (table[i].unreported) {
+            continue;
+        }
+        ++count;
+        if (out != NULL) {
+            fprintf(out, "aclnn_emu:   device block %p, %zu bytes (aclrtMalloc without aclrtFree)\n",
+                    table[i].base, table[i].size);
+        }
     }
     pthread_mutex_unlock(&table_lock);
     return count;
@@ -176,6 +216,110 @@ static bool policy_wants_huge(int policy)
     return base != ACL_MEM_MALLOC_NORMAL_ONLY && base != ACL_MEM_MALLOC_NORMAL_ONLY_P2P;
 }
 
+static void advise_pages(void *base, size_t reserved, int policy)
+{
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    /* Advice only: without THP the block still works with small pages. */
+    (void)madvise(base, reserved, policy_wants_huge(policy) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#else
+    (void)base, (void)reserved, (void)policy;
+#endif
+}
+
+/* Takes the smallest cached block that holds `rounded` bytes and no more
+ * than twice `size`, the bytes asked for, allocated with the same page
+ * advice (madvise cannot split huge pages already faulted in, so a block
+ * keeps the pages it has); NULL when there is none. */
+static void *cache_take(size_t size, size_t rounded, int policy, size_t *reserved)
+{
+    cached_block taken = {0};
+    pthread_mutex_lock(&table_lock);
+    size_t best = cache_count;
+    for (size_t i = 0; i < cache_count; ++i) {
+        if (cache[i].reserved >= rounded && cache[i].reserved / 2 <= size &&
+            policy_wants_huge(cache[i].policy) == policy_wants_huge(policy) &&
+            (best == cache_count || cache[i].reserved < cache[best].reserved)) {
+            best = i;
+        }
+    }
+    if (best < cache_count) {
+        taken = cache[best];
+        cache[best] = cache[--cache_count];
+        cache_bytes -= taken.reserved;
+    }
+    pthread_mutex_unlock(&table_lock);
+    if (taken.base != NULL) {
+        CACHE_UNPOISON(taken.base, taken.reserved);
+    }
+    *reserved = taken.reserved;
+    return taken.base;
+}
+
+/* Under table_lock: removes the oldest cached blocks until a block of
+ * `incoming` bytes (0: none) fits in a slot and under `limit`; returns how
+ * many it put in `evicted`, for the caller to free after unlocking
+ * (unmapping takes a while). */
+static size_t evict_oldest_locked(uint64_t limit, size_t incoming, cached_block *evicted)
+{
+    size_t count = 0;
+    while (cache_count > 0 &&
+           (cache_count + (incoming > 0) > EMU_CACHE_SLOTS || cache_bytes + incoming > limit)) {
+        size_t oldest = 0;
+        for (size_t i = 1; i < cache_count; ++i) {
+            if (cache[i].stamp < cache[oldest].stamp) {
+                oldest = i;
+            }
+        }
+        evicted[count++] = cache[oldest];
+        cache_bytes -= cache[oldest].reserved;
+        cache[oldest] = cache[--cache_count];
+    }
+    return count;
+}
+
+static void free_all(const cached_block *blocks, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) {
+        CACHE_UNPOISON(blocks[i].base, blocks[i].reserved);
+        free(blocks[i].base);
+    }
+}
+
+/* Keeps a freed block when the limit allows, evicting the oldest blocks to
+ * make room; frees it otherwise, and always once aclFinalize has run (no
+ * later call would release the cache). The limit is read under the lock,
+ * so a concurrent aclnnEmuSetDeviceCacheLimit is never overrun. */
+static void cache_put_or_free(const block_record *block)
+{
+    cached_block dropped[EMU_CACHE_SLOTS];
+    size_t count = 0;
+    cached_block entry = {.base = block->base, .reserved = block->reserved, .policy = block->policy};
+    pthread_mutex_lock(&table_lock);
+    uint64_t limit = emu_device_cache_limit();
+    if (block->reserved < EMU_HUGE_THRESHOLD || block->reserved > limit || !emu_acl_initialized()) {
+        dropped[count++] = entry;
+    } else {
+        count = evict_oldest_locked(limit, block->reserved, dropped);
+        entry.stamp = ++cache_clock;
+        cache[cache_count++] = entry;
+        cache_bytes += block->reserved;
+        CACHE_POISON(block->base, block->reserved);
+    }
+    pthread_mutex_unlock(&table_lock);
+    free_all(dropped, count);
+}
+
+size_t emu_device_cache_release(void)
+{
+    cached_block released[EMU_CACHE_SLOTS];
+    pthread_mutex_lock(&table_lock);
+    size_t bytes = cache_bytes;
+    size_t count = evict_oldest_locked(0, 0, released);
+    pthread_mutex_unlock(&table_lock);
+    free_all(released, count);
+    return bytes;
+}
+
 static void *allocate_block(size_t size, int policy, size_t *reserved)
 {
     bool huge = size >= EMU_HUGE_THRESHOLD;
@@ -184,24 +328,26 @@ static void *allocate_block(size_t size, int policy, size_t *reserved)
     if (rounded < size) {
         return NULL;
     }
-    void *base = NULL;
+    void *base = huge ? cache_take(size, rounded, policy, reserved) : NULL;
+    if (base != NULL) {
+        return base;
+    }
     if (posix_memalign(&base, align, rounded) != 0) {
-        return NULL;
+        /* The cache may hold what this block needs. */
+        if (emu_device_cache_release() == 0 || posix_memalign(&base, align, rounded) != 0) {
+            return NULL;
+        }
     }
-#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
     if (huge) {
-        /* Advice only: without THP the block still works with small pages. */
-        (void)madvise(base, rounded, policy_wants_huge(policy) ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+        advise_pages(base, rounded, policy);
     }
-#else
-    (void)policy;
-#endif
     *reserved = rounded;
     return base;
 }
 
 /* Both allocation entry points; `api` names the one called in messages. */
-static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                             bool unreported)
 {
     if (devPtr == NULL) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr is NULL; expected a pointer to void*.", api);
@@ -219,7 +365,8 @@ static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtM
         return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot allocate %zu bytes; the host is out of "
                                                         "memory.", api, size);
     }
-    block_record record = {.base = base, .size = size, .reserved = reserved, .policy = (int)policy};
+    block_record record = {
+        .base = base, .size = size, .reserved = reserved, .policy = (int)policy, .unreported = unreported};
     if (!table_insert(record)) {
         free(base);
         return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot record the block; the host is out of "
@@ -231,12 +378,17 @@ static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtM
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
-    return malloc_block("aclrtMalloc", devPtr, size, policy);
+    return malloc_block("aclrtMalloc", devPtr, size, policy, false);
+}
+
+aclError aclnnEmuMallocResult(void **devPtr, size_t size)
+{
+    return malloc_block("aclnnEmuMallocResult", devPtr, size, ACL_MEM_MALLOC_HUGE_FIRST, true);
 }
 
 aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
-    return malloc_block("aclrtMallocAlign32", devPtr, size, policy);
+    return malloc_block("aclrtMallocAlign32", devPtr, size, policy, false);
 }
 
 aclError aclrtFree(void *devPtr)
@@ -256,7 +408,7 @@ aclError aclrtFree(void *devPtr)
                                                  "expected a pointer returned by aclrtMalloc and not yet freed.",
                         devPtr);
     }
-    free(removed.base);
+    cache_put_or_free(&removed);
     return ACL_SUCCESS;
 }
 
@@ -507,4 +659,28 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)
     *total = page > 0 && pages > 0 ? (size_t)page * (size_t)pages : 0;
     *free = page > 0 && available > 0 ? (size_t)page * (size_t)available : 0;
     return ACL_SUCCESS;
+}
+
+aclError aclnnEmuSetDeviceCacheLimit(uint64_t bytes)
+{
+    cached_block evicted[EMU_CACHE_SLOTS];
+    pthread_mutex_lock(&table_lock);
+    emu_device_cache_limit_set(bytes);
+    size_t count = evict_oldest_locked(bytes, 0, evicted);
+    pthread_mutex_unlock(&table_lock);
+    free_all(evicted, count);
+    return ACL_SUCCESS;
+}
+
+uint64_t aclnnEmuGetDeviceCacheLimit(void)
+{
+    return emu_device_cache_limit();
+}
+
+uint64_t aclnnEmuGetDeviceCacheBytes(void)
+{
+    pthread_mutex_lock(&table_lock);
+    size_t bytes = cache_bytes;
+    pthread_mutex_unlock(&table_lock);
+    return bytes;
 }

@@ -3,6 +3,8 @@
  * sanitizers in CI, so every path here is also checked for memory errors
  * and leaks. Prints "N passed, M failed". */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +313,110 @@ static void test_device_memory_checks(void)
     aclrtFree(block);
 }
 
+enum { MIB = 1 << 20 };
+
+static void *cache_churn(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 200; ++i) {
+        void *p = NULL;
+        size_t size = (size_t)(2 + i % 5) * MIB;
+        if (aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+            return (void *)1;
+        }
+        memset(p, i, 4096);
+        memset((char *)p + size - 4096, i, 4096);
+        if (aclrtFree(p) != ACL_SUCCESS) {
+            return (void *)1;
+        }
+    }
+    return NULL;
+}
+
+/* aclrtFree keeps large blocks for reuse within the limit; a kept block is
+ * freed memory to every check. */
+static void test_device_cache(void)
+{
+    uint64_t saved = aclnnEmuGetDeviceCacheLimit();
+    CHECK(aclnnEmuSetDeviceCacheLimit(0) == ACL_SUCCESS);
+    CHECK(aclnnEmuSetDeviceCacheLimit(12 * MIB) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheLimit() == 12 * MIB);
+
+    void *block = NULL, *again = NULL, *small = NULL;
+    CHECK(aclrtMalloc(&block, 4 * MIB - 100, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    memset(block, 0x5A, 4 * MIB - 100);
+    CHECK(aclrtFree(block) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 4 * MIB);
+    CHECK_ERROR(aclrtFree(block), ACL_ERROR_INVALID_PARAM, "devPtr");
+    CHECK_ERROR(aclrtMemset(block, 64, 0, 64), ACL_ERROR_RT_PARAM_INVALID, "not in device memory");
+
+    /* The same block comes back, contents and all, for any size it holds
+     * without wasting more than half. */
+    CHECK(aclrtMalloc(&again, 3 * MIB, ACL_MEM_MALLOC_HUGE_ONLY) == ACL_SUCCESS);
+    CHECK(again == block);
+    CHECK(((unsigned char *)again)[3 * MIB - 1] == 0x5A);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 0);
+    CHECK(aclrtFree(again) == ACL_SUCCESS);
+    CHECK(aclrtMalloc(&again, MIB, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS); /* too small for it */
+    CHECK(again != block && aclnnEmuGetDeviceCacheBytes() == 4 * MIB);
+    CHECK(aclrtFree(again) == ACL_SUCCESS); /* under 2 MiB: never kept */
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 4 * MIB);
+    /* Half its size is the least it serves: 2 MiB + 1 rounds to 4 MiB of
+     * huge pages, but would waste nearly 3/4 of an 8 MiB block. */
+    void *large = NULL;
+    CHECK(aclnnEmuMallocResult(&large, 8 * MIB) == ACL_SUCCESS);
+    CHECK(aclrtFree(large) == ACL_SUCCESS);
+    CHECK(aclrtMalloc(&again, 2 * MIB + 1, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CHECK(again == block); /* the 4 MiB block, not the 8 MiB one */
+    CHECK(aclrtFree(again) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 12 * MIB);
+    CHECK(aclnnEmuSetDeviceCacheLimit(4 * MIB) == ACL_SUCCESS); /* the 8 MiB block goes */
+    CHECK(aclnnEmuSetDeviceCacheLimit(12 * MIB) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 4 * MIB);
+    CHECK_ERROR(aclnnEmuMallocResult(NULL, 8), ACL_ERROR_INVALID_PARAM, "devPtr");
+    CHECK_ERROR(aclnnEmuMallocResult(&large, 0), ACL_ERROR_INVALID_PARAM, "size");
+
+    /* Over the limit the oldest goes; a block larger than the limit is not kept. */
+    void *b[3];
+    for (int i = 0; i < 3; ++i) {
+        CHECK(aclrtMalloc(&b[i], 4 * MIB, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    }
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 0);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(aclrtFree(b[i]) == ACL_SUCCESS);
+    }
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 12 * MIB);
+    CHECK(aclrtMalloc(&small, 14 * MIB, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CHECK(aclrtFree(small) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 12 * MIB);
+    CHECK(aclrtMalloc(&small, 6 * MIB, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CHECK(aclrtFree(small) == ACL_SUCCESS); /* evicts b[0] and b[1] */
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 10 * MIB);
+    CHECK(aclnnEmuSetDeviceCacheLimit(8 * MIB) == ACL_SUCCESS); /* evicts b[2], the oldest */
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 6 * MIB);
+
+    /* Threads allocating and freeing at once (run under TSan in CI). */
+    pthread_t threads[4];
+    for (int i = 0; i < 4; ++i) {
+        CHECK(pthread_create(&threads[i], NULL, cache_churn, NULL) == 0);
+    }
+    for (int i = 0; i < 4; ++i) {
+        void *result = (void *)1;
+        CHECK(pthread_join(threads[i], &result) == 0 && result == NULL);
+    }
+    CHECK(aclnnEmuGetDeviceCacheBytes() <= 8 * MIB);
+
+    CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
+    CHECK(aclrtResetDevice(0) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 0);
+    CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
+    CHECK(aclrtMalloc(&block, 4 * MIB, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CHECK(aclrtFree(block) == ACL_SUCCESS);
+    CHECK(aclnnEmuSetDeviceCacheLimit(0) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 0);
+    CHECK(aclnnEmuSetDeviceCacheLimit(saved) == ACL_SUCCESS);
+}
+
 static void test_empty(void)
 {
     int64_t shape[3] = {4, 0, 2};
@@ -374,10 +480,16 @@ int main(void)
     test_tensors();
     test_silu_backward();
     test_device_memory_checks();
+    test_device_cache();
     test_empty();
     CHECK(aclrtResetDevice(0) == ACL_SUCCESS);
     CHECK(aclFinalize() == ACL_SUCCESS);
     CHECK_ERROR(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE, "aclFinalize");
+    /* After aclFinalize nothing would release the cache: freed blocks go at once. */
+    void *late = NULL;
+    CHECK(aclrtMalloc(&late, 4u << 20, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
+    CHECK(aclrtFree(late) == ACL_SUCCESS);
+    CHECK(aclnnEmuGetDeviceCacheBytes() == 0);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -21,6 +21,7 @@ typedef struct {
     size_t size;      /* as asked for */
     size_t reserved;  /* as allocated (rounded up) */
     int policy;
+    bool mapped;      /* a mapping of its own (map_block), not from malloc */
     bool unreported;  /* from aclnnEmuMallocResult: the leak report leaves it out */
 } block_record;
 
@@ -41,7 +42,7 @@ enum { EMU_CACHE_SLOTS = 16 };
 
 typedef struct {
     void *base;
-    size_t reserved;
+    size_t reserved; /* always a mapped block */
     int policy;
     uint64_t stamp; /* order of caching: the oldest goes first */
 } cached_block;
@@ -226,6 +227,62 @@ static void advise_pages(void *base, size_t reserved, int policy)
 #endif
 }
 
+/* Blocks of EMU_HUGE_THRESHOLD bytes or more are mappings of their own,
+ * huge-page aligned, advised before their first touch and unmapped when
+ * freed. Taken from malloc's heap instead, a NORMAL_ONLY block could be
+ * memory that an earlier HUGE_FIRST block had faulted in with huge pages
+ * (MADV_NOHUGEPAGE does not split them, and CI saw exactly that), and the
+ * advice would outlive the block on the heap. One inaccessible page follows
+ * each block, so that an overrun faults instead of reaching the next one. */
+static size_t guard_bytes(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? (size_t)page : 4096u;
+}
+
+static void *map_block(size_t rounded, int policy)
+{
+    const size_t guard = guard_bytes();
+    const size_t length = rounded + EMU_HUGE_PAGE + guard;
+    if (length < rounded) {
+        return NULL;
+    }
+    void *mapping = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) {
+        return NULL;
+    }
+    char *raw = mapping;
+    char *base = (char *)(((uintptr_t)raw + EMU_HUGE_PAGE - 1) & ~(uintptr_t)(EMU_HUGE_PAGE - 1));
+    const size_t head = (size_t)(base - raw), tail = length - head - rounded - guard;
+    if (mprotect(base + rounded, guard, PROT_NONE) != 0) {
+        (void)munmap(raw, length);
+        return NULL;
+    }
+    if (head > 0) {
+        (void)munmap(raw, head);
+    }
+    if (tail > 0) {
+        (void)munmap(base + rounded + guard, tail);
+    }
+    advise_pages(base, rounded, policy);
+    return base;
+}
+
+static void unmap_block(void *base, size_t reserved)
+{
+    CACHE_UNPOISON(base, reserved);
+    (void)munmap(base, reserved + guard_bytes());
+}
+
+static void release_block(void *base, size_t reserved, bool mapped)
+{
+    if (mapped) {
+        unmap_block(base, reserved);
+    } else {
+        free(base);
+    }
+}
+
 /* Takes the smallest cached block that holds `rounded` bytes and no more
  * than twice `size`, the bytes asked for, allocated with the same page
  * advice (madvise cannot split huge pages already faulted in, so a block
@@ -277,11 +334,10 @@ static size_t evict_oldest_locked(uint64_t limit, size_t incoming, cached_block 
     return count;
 }
 
-static void free_all(const cached_block *blocks, size_t count)
+static void unmap_all(const cached_block *blocks, size_t count)
 {
     for (size_t i = 0; i < count; ++i) {
-        CACHE_UNPOISON(blocks[i].base, blocks[i].reserved);
-        free(blocks[i].base);
+        unmap_block(blocks[i].base, blocks[i].reserved);
     }
 }
 
@@ -291,12 +347,16 @@ static void free_all(const cached_block *blocks, size_t count)
  * so a concurrent aclnnEmuSetDeviceCacheLimit is never overrun. */
 static void cache_put_or_free(const block_record *block)
 {
+    if (!block->mapped) {
+        free(block->base);
+        return;
+    }
     cached_block dropped[EMU_CACHE_SLOTS];
     size_t count = 0;
     cached_block entry = {.base = block->base, .reserved = block->reserved, .policy = block->policy};
     pthread_mutex_lock(&table_lock);
     uint64_t limit = emu_device_cache_limit();
-    if (block->reserved < EMU_HUGE_THRESHOLD || block->reserved > limit || !emu_acl_initialized()) {
+    if (block->reserved > limit || !emu_acl_initialized()) {
         dropped[count++] = entry;
     } else {
         count = evict_oldest_locked(limit, block->reserved, dropped);
@@ -306,7 +366,7 @@ static void cache_put_or_free(const block_record *block)
         CACHE_POISON(block->base, block->reserved);
     }
     pthread_mutex_unlock(&table_lock);
-    free_all(dropped, count);
+    unmap_all(dropped, count);
 }
 
 size_t emu_device_cache_release(void)
@@ -316,32 +376,32 @@ size_t emu_device_cache_release(void)
     size_t bytes = cache_bytes;
     size_t count = evict_oldest_locked(0, 0, released);
     pthread_mutex_unlock(&table_lock);
-    free_all(released, count);
+    unmap_all(released, count);
     return bytes;
 }
 
-static void *allocate_block(size_t size, int policy, size_t *reserved)
+static void *allocate_block(size_t size, int policy, size_t *reserved, bool *mapped)
 {
-    bool huge = size >= EMU_HUGE_THRESHOLD;
-    size_t align = huge ? EMU_HUGE_PAGE : EMU_DEVICE_ALIGN;
+    *mapped = size >= EMU_HUGE_THRESHOLD;
+    size_t align = *mapped ? EMU_HUGE_PAGE : EMU_DEVICE_ALIGN;
     size_t rounded = (size + align - 1) / align * align;
     if (rounded < size) {
         return NULL;
     }
-    void *base = huge ? cache_take(size, rounded, policy, reserved) : NULL;
-    if (base != NULL) {
-        return base;
+    if (!*mapped) {
+        void *base = NULL;
+        *reserved = rounded;
+        return posix_memalign(&base, align, rounded) == 0 ? base : NULL;
     }
-    if (posix_memalign(&base, align, rounded) != 0) {
+    void *base = cache_take(size, rounded, policy, reserved);
+    if (base == NULL) {
+        base = map_block(rounded, policy);
         /* The cache may hold what this block needs. */
-        if (emu_device_cache_release() == 0 || posix_memalign(&base, align, rounded) != 0) {
-            return NULL;
+        if (base == NULL && emu_device_cache_release() > 0) {
+            base = map_block(rounded, policy);
         }
+        *reserved = rounded;
     }
-    if (huge) {
-        advise_pages(base, rounded, policy);
-    }
-    *reserved = rounded;
     return base;
 }
 
@@ -360,17 +420,22 @@ static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtM
                         (int)policy);
     }
     size_t reserved = 0;
-    void *base = allocate_block(size, (int)policy, &reserved);
+    bool mapped = false;
+    void *base = allocate_block(size, (int)policy, &reserved, &mapped);
     if (base == NULL) {
         return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot allocate %zu bytes; the host is out of "
                                                         "memory.", api, size);
     }
-    block_record record = {
-        .base = base, .size = size, .reserved = reserved, .policy = (int)policy, .unreported = unreported};
+    block_record record = {.base = base, .size = size, .reserved = reserved, .policy = (int)policy,
+                           .mapped = mapped, .unreported = unreported};
     if (!table_insert(record)) {
-        free(base);
+        release_block(base, reserved, mapped);
         return emu_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "%s: cannot record the block; the host is out of "
                                                         "memory.", api);
+    }
+    if (mapped) {
+        /* Under ASan, a write past the block but inside its rounding is reported too. */
+        CACHE_POISON((char *)base + size, reserved - size);
     }
     *devPtr = base;
     return ACL_SUCCESS;
@@ -668,7 +733,7 @@ aclError aclnnEmuSetDeviceCacheLimit(uint64_t bytes)
     emu_device_cache_limit_set(bytes);
     size_t count = evict_oldest_locked(bytes, 0, evicted);
     pthread_mutex_unlock(&table_lock);
-    free_all(evicted, count);
+    unmap_all(evicted, count);
     return ACL_SUCCESS;
 }
 

@@ -609,6 +609,71 @@ def test_huge_pages_follow_the_policy(dev, cache_limit):
     assert normal_kb == 0, "NORMAL_ONLY block has %d kB of huge pages" % normal_kb
 
 
+HEAP_REUSE_CHILD = r"""
+import ctypes, sys
+sys.path.insert(0, sys.argv[1])
+from test_runtime import _anon_huge_kb, _thp_pages_exact, addr
+from aclnn_emu import ffi, lib
+
+def huge_kb(p, size):
+    kb = _thp_pages_exact(addr(p), addr(p) + size)
+    return _anon_huge_kb(addr(p), addr(p) + size) if kb is None else kb
+
+# Make malloc serve these requests from its heap and keep what is freed
+# there, as glibc does by itself once its dynamic mmap threshold has risen.
+libc = ctypes.CDLL(None)
+assert libc.mallopt(-3, 32 << 20) == 1  # M_MMAP_THRESHOLD
+assert libc.mallopt(-1, 1 << 30) == 1   # M_TRIM_THRESHOLD
+size = 16 << 20
+p = ffi.new("void **")
+assert lib.aclnnEmuSetDeviceCacheLimit(0) == 0
+assert lib.aclrtMalloc(p, size, lib.ACL_MEM_MALLOC_HUGE_FIRST) == 0
+assert lib.aclrtMemset(p[0], size, 1, size) == 0
+first = huge_kb(p[0], size)
+assert lib.aclrtFree(p[0]) == 0
+assert lib.aclrtMalloc(p, size, lib.ACL_MEM_MALLOC_NORMAL_ONLY) == 0
+assert lib.aclrtMemset(p[0], size, 1, size) == 0
+print(first, huge_kb(p[0], size))
+"""
+
+
+def test_normal_only_blocks_get_fresh_pages_whatever_malloc_does():
+    """A NORMAL_ONLY block never inherits the huge pages of a freed HUGE_FIRST
+    block, even where malloc would hand the same heap memory out again."""
+    mode = _thp_mode()
+    if mode in (None, "never"):
+        pytest.skip("no transparent huge pages on this kernel (%s)" % mode)
+    out = subprocess.run([sys.executable, "-c", HEAP_REUSE_CHILD, os.path.dirname(__file__)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    first_kb, second_kb = map(int, out.stdout.split())
+    assert first_kb > 0, "HUGE_FIRST block has no huge pages (THP mode [%s])" % mode
+    assert second_kb == 0, "NORMAL_ONLY block has %d kB of huge pages" % second_kb
+
+
+GUARD_CHILD = r"""
+import ctypes
+from aclnn_emu import ffi, lib
+p = ffi.new("void **")
+size = 2 << 20  # a whole number of huge pages: no rounding tail after the block
+assert lib.aclrtMalloc(p, size, lib.ACL_MEM_MALLOC_HUGE_FIRST) == 0
+base = int(ffi.cast("uintptr_t", p[0]))
+ctypes.memset(base + size - 1, 7, 1)
+print("last byte written", flush=True)
+ctypes.memset(base + size, 7, 1)
+print("past the block written", flush=True)
+"""
+
+
+def test_a_write_past_a_large_block_faults():
+    """A page with no access follows every large block, so an overrun stops
+    the program there instead of landing in whatever is mapped next."""
+    out = subprocess.run([sys.executable, "-c", GUARD_CHILD], capture_output=True, text=True, timeout=120)
+    assert "last byte written" in out.stdout
+    assert "past the block written" not in out.stdout
+    assert out.returncode == -11, (out.returncode, out.stderr)  # SIGSEGV
+
+
 # ----------------------------------------------------------------- streams
 
 def test_stream_lifecycle():

@@ -220,21 +220,25 @@ static aclnnStatus set_address(const char *api, aclOpExecutor *executor, size_t 
     emu_view rebound = executor->tensors[slot];
     rebound.data = addr;
     if (!emu_view_is_empty(&rebound)) {
+        /* The label is formatted on the error paths only: this call sits on
+         * the hot path of every repeated launch. */
         char label[96], what[128];
-        slot_label(executor, (int)slot, label, sizeof label);
         if (addr == NULL) {
             return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: addr is NULL for %s of %s, which has elements; expected "
-                                                     "device memory from aclrtMalloc.", api, label, executor->api);
+                                                     "device memory from aclrtMalloc.", api,
+                            slot_label(executor, (int)slot, label, sizeof label), executor->api);
         }
         const void *origin = emu_view_origin(&rebound);
         size_t extent = emu_view_extent_bytes(&rebound);
         if (!emu_view_is_aligned(&rebound)) {
             return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: addr %p puts the first element of %s of %s at %p, not a "
                                                      "multiple of its %zu-byte element size; expected an aligned "
-                                                     "address.", api, addr, label, executor->api, origin,
+                                                     "address.", api, addr,
+                            slot_label(executor, (int)slot, label, sizeof label), executor->api, origin,
                             emu_dtype_size(rebound.dtype));
         }
         if (!executor->host_memory_allowed && !emu_host_memory_allowed() && !emu_device_range_ok(origin, extent)) {
+            slot_label(executor, (int)slot, label, sizeof label);
             snprintf(what, sizeof what, "%s of %s", label, executor->api);
             emu_report_device_range(api, what, origin, extent);
             return ACLNN_ERR_PARAM_INVALID;

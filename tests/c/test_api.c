@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "acl/acl.h"
 #include "aclnn_emu/aclnn_emu.h"
@@ -333,6 +336,63 @@ static void *cache_churn(void *arg)
     return NULL;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+/* Runs `write` in a forked child (its stderr to /dev/null); true when the
+ * child did not exit cleanly, i.e. AddressSanitizer stopped it. */
+static bool asan_stops(void (*write)(void))
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *null = freopen("/dev/null", "w", stderr);
+        (void)null;
+        write();
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        return false;
+    }
+    return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void write_into_rounding_tail(void)
+{
+    void *p = NULL;
+    if (aclrtMalloc(&p, 3 * MIB, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS) { /* 4 MiB reserved */
+        ((volatile char *)p)[3 * MIB] = 1;
+    }
+}
+
+static void write_into_cached_block(void)
+{
+    void *p = NULL;
+    if (aclnnEmuSetDeviceCacheLimit(64 * MIB) == ACL_SUCCESS &&
+        aclrtMalloc(&p, 4 * MIB, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS && aclrtFree(p) == ACL_SUCCESS) {
+        ((volatile char *)p)[100] = 1; /* the block is in the cache, not unmapped */
+    }
+}
+
+static void write_inside_block(void)
+{
+    void *p = NULL;
+    if (aclrtMalloc(&p, 3 * MIB, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS) {
+        ((volatile char *)p)[3 * MIB - 1] = 1;
+        aclrtFree(p);
+    }
+}
+
+/* Under ASan, a large block's rounding tail and a block kept by the device
+ * cache are poisoned: writes there are reported as they would be on
+ * malloc'd memory, while the block itself stays writable. */
+static void test_asan_sees_large_block_misuse(void)
+{
+    CHECK(!asan_stops(write_inside_block));
+    CHECK(asan_stops(write_into_rounding_tail));
+    CHECK(asan_stops(write_into_cached_block));
+}
+#endif
+
 /* aclrtFree keeps large blocks for reuse within the limit; a kept block is
  * freed memory to every check. */
 static void test_device_cache(void)
@@ -481,6 +541,9 @@ int main(void)
     test_silu_backward();
     test_device_memory_checks();
     test_device_cache();
+#if defined(__SANITIZE_ADDRESS__)
+    test_asan_sees_large_block_misuse();
+#endif
     test_empty();
     CHECK(aclrtResetDevice(0) == ACL_SUCCESS);
     CHECK(aclFinalize() == ACL_SUCCESS);

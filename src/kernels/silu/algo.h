@@ -77,6 +77,9 @@ void emu_f32_silu_grad_streaming__avx2_u16(size_t n, const float* dy, const floa
 void emu_f16_silu_grad_streaming__avx2_u16(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx);
 void emu_bf16_silu_grad_streaming__avx2_u16(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx);
 EMU_SILU_DECLARE(avx512, u32)
+void emu_f32_silu_grad_streaming__avx512_u32(size_t n, const float* dy, const float* x, float* dx);
+void emu_f16_silu_grad_streaming__avx512_u32(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx);
+void emu_bf16_silu_grad_streaming__avx512_u32(size_t n, const uint16_t* dy, const uint16_t* x, uint16_t* dx);
 #endif
 
 #undef EMU_SILU_DECLARE

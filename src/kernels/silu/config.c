@@ -16,7 +16,7 @@ static const emu_silu_kernels k_scalar = EMU_SILU_TABLE(scalar, u1, );
 
 #if defined(EMU_HAVE_X86_KERNELS)
 static const emu_silu_kernels k_avx2 = EMU_SILU_TABLE(avx2, u16, _streaming);
-static const emu_silu_kernels k_avx512 = EMU_SILU_TABLE(avx512, u32, );
+static const emu_silu_kernels k_avx512 = EMU_SILU_TABLE(avx512, u32, _streaming);
 #endif
 
 const emu_silu_kernels* emu_silu_select(emu_isa isa) {

@@ -127,7 +127,7 @@ static inline __m256i narrow_bf16_16(__m512 v) { return emu_f32_to_bf16_16(v); }
 
 /* The gradient factor is read with scalar loads, as in avx2.c, not with
  * vgatherdps: on Zen 4 (1 core, L2-resident) the 16-lane gather held the
- * kernel at 2.2 G elements/s, scalar loads reach 3.8. GCC assembles the
+ * kernel at 2.2 G elements/s, scalar loads reach 3.4-3.5. GCC assembles the
  * block with vmovss/vinsertps from memory; x must hold 16 readable
  * elements. */
 static inline __m512 lookup_16(const float* factor, const uint16_t* x) {
@@ -151,19 +151,17 @@ static inline __m512 lookup_16(const float* factor, const uint16_t* x) {
         _mm256_mask_storeu_epi16(dx, m, narrow_##name##_16(d));                                     \
     }
 
-/* Elements of dy and x prefetched ahead of the block being computed. The
- * table lookups fill the core's load queue, which leaves the hardware
+/* Elements of dy and x prefetched ahead of the block being computed (1 KiB):
+ * the table lookups fill the core's load queue, which leaves the hardware
  * prefetchers too little room to keep the two input streams coming. */
-#ifndef EMU_SILU_PF
-#define EMU_SILU_PF 512
-#endif
+enum { HALF_PREFETCH_AHEAD = 512 };
 
 /* 32 elements: 64 bytes of dy, x and dx each. */
 #define EMU_SILU_AVX512_HALF_GRAD_BLOCK(name)                                                        \
     static inline void name##_silu_grad_32(const float* factor, const uint16_t* dy, const uint16_t* x, \
                                            uint16_t* dx, int streaming) {                            \
-        _mm_prefetch((const char*)(dy + EMU_SILU_PF), _MM_HINT_T0);                                  \
-        _mm_prefetch((const char*)(x + EMU_SILU_PF), _MM_HINT_T0);                                   \
+        _mm_prefetch((const char*)(dy + HALF_PREFETCH_AHEAD), _MM_HINT_T0);                          \
+        _mm_prefetch((const char*)(x + HALF_PREFETCH_AHEAD), _MM_HINT_T0);                           \
         const __m512 d0 = _mm512_mul_ps(load_##name##_16(0xFFFF, dy), lookup_16(factor, x));        \
         const __m512 d1 = _mm512_mul_ps(load_##name##_16(0xFFFF, dy + 16), lookup_16(factor, x + 16)); \
         const __m512i d = _mm512_inserti64x4(_mm512_castsi256_si512(narrow_##name##_16(d0)),         \

@@ -241,20 +241,26 @@ def test_every_isa_matches_reference_and_scalar(isa, mode, dtype, d):
     sin = signed_sin(cos_lead + (d,), 0 if mode == 3 else mode, rng).astype(dt)
     got = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
     assert isa in last_kernel()
-    # SIMD levels convert fp16/bf16 inside the kernels (modes 0-2), the scalar level around them
+    # SIMD levels convert fp16/bf16 inside the kernels (modes 0-2), the scalar level around them;
+    # with x they read cos/sin in the rows' type too ("cos16"), without x widened to fp32
     fused = isa != "scalar" and dtype != "float32" and mode != 3
     assert last_kernel().startswith({"float16": "f16_", "bfloat16": "bf16_"}.get(dtype, "f32_") if fused else "f32_")
+    assert ("_grad_cos16__" in last_kernel()) == fused
     for a, g in zip(got, rope_grad_ref(dy, cos, sin, x, mode)):
         assert_precision(a, g, dtype)
+    dx_only = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, None, mode)[0]
+    assert "cos16" not in last_kernel()
+    assert_precision(dx_only, rope_grad_ref(dy, cos, sin, None, mode)[0], dtype)
     y = aclnn_emu.rotary_position_embedding(x, cos, sin, mode)
     previous = aclnn_emu.get_isa()
     aclnn_emu.set_isa_cap("scalar")
     try:
         want = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
+        want_dx_only = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, None, mode)[0]
         want_y = aclnn_emu.rotary_position_embedding(x, cos, sin, mode)
     finally:
         aclnn_emu.set_isa_cap(previous)
-    for a, b in zip(got + (y,), want + (want_y,)):
+    for a, b in zip(got + (dx_only, y), want + (want_dx_only, want_y)):
         assert a.tobytes() == b.tobytes()
 
 

@@ -377,6 +377,13 @@ typedef struct {
     /* fp16/bf16 kernels with the conversions fused in; NULL: convert around the fp32 kernel. */
     emu_rope_fwd_h_fn fwd_h;
     emu_rope_grad_h_fn grad_h;
+    /* The gradient with x of fp16/bf16 rows reads their cos/sin rows as
+     * they are (kernels/rope/half_instances.h says why); NULL otherwise. */
+    emu_rope_grad_h16_fn grad_h16;
+    /* Bytes per element of the cos/sin rows the kernels take: the tensors'
+     * own (fp32 rows, or fp16/bf16 ones for grad_h16), else 4: rows widened
+     * to fp32 in scratch. */
+    size_t table_item;
     const emu_convert_kernels *convert;
     /* Non-NULL when the output goes out through non-temporal stores. */
     void (*stream_copy)(size_t bytes, const void *src, void *dst);
@@ -431,8 +438,8 @@ static void prefetch_ahead(const void *base, size_t at, size_t bytes, size_t tot
 
 /* One kernel call on rows of the plan's dtype: the fp32 kernel, or the
  * fp16/bf16 one with the conversions fused in. */
-static void run_kernel(const rope_ctx *ctx, size_t rows, const void *in, const void *x, const float *cos,
-                       const float *sin, void *out, float *acc_cos, float *acc_sin)
+static void run_kernel(const rope_ctx *ctx, size_t rows, const void *in, const void *x, const void *cos,
+                       const void *sin, void *out, float *acc_cos, float *acc_sin)
 {
     const size_t d = (size_t)ctx->plan->d;
     if (ctx->plan->dtype == ACL_FLOAT) {
@@ -443,14 +450,16 @@ static void run_kernel(const rope_ctx *ctx, size_t rows, const void *in, const v
         }
     } else if (ctx->plan->forward) {
         ctx->fwd_h(rows, d, in, cos, sin, out);
+    } else if (ctx->grad_h16 != NULL) {
+        ctx->grad_h16(rows, d, in, x, cos, sin, out, acc_cos, acc_sin);
     } else {
         ctx->grad_h(rows, d, in, x, cos, sin, out, acc_cos, acc_sin);
     }
 }
 
-/* `count` consecutive dy rows from `row`, all with the given fp32 cos/sin row. */
-static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row, int64_t count, const float *cos,
-                         const float *sin, float *acc_cos, float *acc_sin)
+/* `count` consecutive dy rows from `row`, all with the given cos/sin row (of ctx->table_item bytes per element). */
+static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row, int64_t count, const void *cos,
+                         const void *sin, float *acc_cos, float *acc_sin)
 {
     const rope_plan *plan = ctx->plan;
     const size_t d = (size_t)plan->d;
@@ -494,14 +503,15 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
     }
 }
 
-/* cos/sin rows [first, first + count) as fp32: in place, or widened into the buffers. */
+/* cos/sin rows [first, first + count) as the kernels take them: in place,
+ * or widened to fp32 into the buffers for the unfused route. */
 static void table_rows(const rope_ctx *ctx, int64_t first, int64_t count, float *cos_w, float *sin_w,
-                       const float **cos, const float **sin)
+                       const void **cos, const void **sin)
 {
     const int64_t at = first * ctx->plan->d;
-    if (ctx->plan->dtype == ACL_FLOAT) {
-        *cos = (const float *)ctx->cos + at;
-        *sin = (const float *)ctx->sin + at;
+    if (ctx->table_item == emu_dtype_size(ctx->plan->dtype)) {
+        *cos = (const char *)ctx->cos + (size_t)at * ctx->table_item;
+        *sin = (const char *)ctx->sin + (size_t)at * ctx->table_item;
         return;
     }
     widen(ctx, ctx->cos, at, (size_t)(count * ctx->plan->d), cos_w);
@@ -524,7 +534,7 @@ static void run_reduce_chunk(void *opaque, size_t begin, size_t end)
         const size_t elems = (size_t)((last - first) * d);
         memset(acc_cos, 0, elems * sizeof(float));
         memset(acc_sin, 0, elems * sizeof(float));
-        const float *cos, *sin;
+        const void *cos, *sin;
         table_rows(ctx, first, last - first, cos_w, sin_w, &cos, &sin);
         for (int64_t b0 = 0; b0 < p->m0; ++b0) {
             for (int64_t i0 = first / p->k1; i0 <= (last - 1) / p->k1; ++i0) {
@@ -534,8 +544,9 @@ static void run_reduce_chunk(void *opaque, size_t begin, size_t end)
                     for (int64_t i1 = lo; i1 < hi; ++i1) {
                         const int64_t row = (((b0 * p->k0 + i0) * p->m1 + b1) * p->k1 + i1) * p->m2;
                         const int64_t slot = (i0 * p->k1 + i1 - first) * d;
-                        process_rows(ctx, &scratch, row, p->m2, cos + slot, sin + slot, acc_cos + slot,
-                                     acc_sin + slot);
+                        const size_t slot_bytes = (size_t)slot * ctx->table_item;
+                        process_rows(ctx, &scratch, row, p->m2, (const char *)cos + slot_bytes,
+                                     (const char *)sin + slot_bytes, acc_cos + slot, acc_sin + slot);
                     }
                 }
             }
@@ -567,7 +578,7 @@ static void run_rows_chunk(void *opaque, size_t begin, size_t end)
     t /= p->m1;
     int64_t i0 = t % p->k0;
     int64_t cached = -1;
-    const float *cos = NULL, *sin = NULL;
+    const void *cos = NULL, *sin = NULL;
     while (row < (int64_t)end) {
         const int64_t cos_row = i0 * p->k1 + i1;
         if (cos_row != cached) {
@@ -602,6 +613,9 @@ static const char *kernel_name(const rope_ctx *ctx, const emu_rope_kernels *kern
         return base;
     }
     const int h = p->dtype == ACL_BF16;
+    if (ctx->grad_h16 != NULL) {
+        return kernels->grad_h16_name[h][p->mode];
+    }
     if (ctx->fwd_h != NULL || ctx->grad_h != NULL) {
         return p->forward ? kernels->fwd_h_name[h][p->mode] : kernels->grad_h_name[h][p->mode];
     }
@@ -638,10 +652,12 @@ static const char *run_rope(aclOpExecutor *executor, void *workspace)
         const int h = p->dtype == ACL_BF16;
         ctx.fwd_h = p->forward ? kernels->fwd_h[h][p->mode] : NULL;
         ctx.grad_h = p->forward ? NULL : kernels->grad_h[h][p->mode];
+        ctx.grad_h16 = p->forward || !p->has_x ? NULL : kernels->grad_h16[h][p->mode];
     }
     /* The fp16/bf16 route through kernels/convert already narrows from a
      * buffer; it keeps plain stores. */
     const bool fused = p->dtype == ACL_FLOAT || (p->forward ? ctx.fwd_h != NULL : ctx.grad_h != NULL);
+    ctx.table_item = p->dtype == ACL_FLOAT || ctx.grad_h16 != NULL ? emu_dtype_size(p->dtype) : sizeof(float);
     if (p->stream_out && fused && kernels->stream_copy != NULL) {
         ctx.stream_copy = kernels->stream_copy;
         ctx.stream_fence = kernels->stream_fence;

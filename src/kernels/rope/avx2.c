@@ -68,22 +68,20 @@ static inline void bf16_store16(uint16_t* p, __m256 v0, __m256 v1) {
     _mm256_storeu_si256((__m256i*)p, _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8));
 }
 
-#define H_T uint16_t
-#define H_LOAD f16_load8
-#define H_STORE f16_store8
-#define H_TO_F32 emu_f16_to_f32
-#define H_FROM_F32 emu_f32_to_f16
-#define H_NAME(name) emu_f16_##name##__avx2
-#include "kernels/rope/simd_typed_body.h"
+#define HALF_LOAD f16_load8
+#define HALF_STORE f16_store8
+#define HALF_TO_F32 emu_f16_to_f32
+#define HALF_FROM_F32 emu_f32_to_f16
+#define HALF_NAME(name, form) emu_f16_##name##form##__avx2
+#include "kernels/rope/half_instances.h"
 
-#define H_T uint16_t
-#define H_LOAD bf16_load8
-#define H_STORE bf16_store8
-#define H_STORE2 bf16_store16
-#define H_TO_F32 emu_bf16_to_f32
-#define H_FROM_F32 emu_f32_to_bf16
-#define H_NAME(name) emu_bf16_##name##__avx2
-#include "kernels/rope/simd_typed_body.h"
+#define HALF_LOAD bf16_load8
+#define HALF_STORE bf16_store8
+#define HALF_STORE2 bf16_store16
+#define HALF_TO_F32 emu_bf16_to_f32
+#define HALF_FROM_F32 emu_f32_to_bf16
+#define HALF_NAME(name, form) emu_bf16_##name##form##__avx2
+#include "kernels/rope/half_instances.h"
 
 #include "kernels/stream_copy_x86.h"
 

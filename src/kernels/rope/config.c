@@ -14,22 +14,25 @@
 /* fp16/bf16 entries of modes 0-2 (interleave-half goes through kernels/convert). */
 #define EMU_ROPE_H_FWD(t, isa) \
     {emu_##t##_rope_half__##isa, emu_##t##_rope_interleave__##isa, emu_##t##_rope_quarter__##isa, NULL}
-#define EMU_ROPE_H_GRAD(t, isa)                                                                                  \
-    {emu_##t##_rope_half_grad__##isa, emu_##t##_rope_interleave_grad__##isa, emu_##t##_rope_quarter_grad__##isa, \
-     NULL}
+#define EMU_ROPE_H_GRAD(t, form, isa)                                                                    \
+    {emu_##t##_rope_half_grad##form##__##isa, emu_##t##_rope_interleave_grad##form##__##isa,              \
+     emu_##t##_rope_quarter_grad##form##__##isa, NULL}
 #define EMU_ROPE_H_NAMES(t, isa, suffix)                                                                      \
     {#t "_rope_half" suffix "__" #isa, #t "_rope_interleave" suffix "__" #isa, #t "_rope_quarter" suffix "__" \
      #isa, NULL}
 
-static const emu_rope_kernels k_scalar = {EMU_ROPE_F32(scalar), {{NULL}}, {{NULL}}, {{NULL}}, {{NULL}}, NULL, NULL};
+static const emu_rope_kernels k_scalar = {EMU_ROPE_F32(scalar), {{NULL}}, {{NULL}}, {{NULL}}, {{NULL}},
+                                          {{NULL}}, {{NULL}}, NULL, NULL};
 
 #if defined(EMU_HAVE_X86_KERNELS)
 #define EMU_ROPE_TABLE_H(isa)                                                                                 \
     {EMU_ROPE_F32(isa),                                                                                       \
      {EMU_ROPE_H_FWD(f16, isa), EMU_ROPE_H_FWD(bf16, isa)},                                                   \
-     {EMU_ROPE_H_GRAD(f16, isa), EMU_ROPE_H_GRAD(bf16, isa)},                                                 \
+     {EMU_ROPE_H_GRAD(f16, , isa), EMU_ROPE_H_GRAD(bf16, , isa)},                                             \
      {EMU_ROPE_H_NAMES(f16, isa, ""), EMU_ROPE_H_NAMES(bf16, isa, "")},                                       \
      {EMU_ROPE_H_NAMES(f16, isa, "_grad"), EMU_ROPE_H_NAMES(bf16, isa, "_grad")},                             \
+     {EMU_ROPE_H_GRAD(f16, _cos16, isa), EMU_ROPE_H_GRAD(bf16, _cos16, isa)},                                 \
+     {EMU_ROPE_H_NAMES(f16, isa, "_grad_cos16"), EMU_ROPE_H_NAMES(bf16, isa, "_grad_cos16")},                 \
      emu_rope_stream_copy__##isa,                                                                             \
      emu_rope_stream_fence__##isa}
 

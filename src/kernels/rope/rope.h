@@ -48,14 +48,20 @@ typedef void (*emu_rope_fwd_fn)(size_t rows, size_t d, const float* x, const flo
 typedef void (*emu_rope_grad_fn)(size_t rows, size_t d, const float* dy, const float* x, const float* cos,
                                  const float* sin, float* dx, float* acc_cos, float* acc_sin);
 
-/* The same on fp16 (index 0) or bf16 (index 1) rows of dy/x/dx/y, converted
- * inside the kernel exactly as kernels/convert does; cos, sin and the
- * accumulators stay fp32. Results equal widening, the fp32 kernel and
+/* The same on fp16 (index 0) or bf16 (index 1) rows of dy/x/dx/y,
+ * converted inside the kernel exactly as kernels/convert does; cos, sin and
+ * the accumulators stay fp32. Results equal widening, the fp32 kernel and
  * narrowing, bit for bit. */
 typedef void (*emu_rope_fwd_h_fn)(size_t rows, size_t d, const uint16_t* x, const float* cos, const float* sin,
                                   uint16_t* y);
 typedef void (*emu_rope_grad_h_fn)(size_t rows, size_t d, const uint16_t* dy, const uint16_t* x, const float* cos,
                                    const float* sin, uint16_t* dx, float* acc_cos, float* acc_sin);
+/* The gradient with cos and sin in the rows' type too ("cos16"), converted
+ * as they are loaded; same results. half_instances.h says when each form
+ * is the faster. */
+typedef void (*emu_rope_grad_h16_fn)(size_t rows, size_t d, const uint16_t* dy, const uint16_t* x,
+                                     const uint16_t* cos, const uint16_t* sin, uint16_t* dx, float* acc_cos,
+                                     float* acc_sin);
 
 typedef struct {
     emu_rope_fwd_fn fwd[EMU_ROPE_MODES];
@@ -68,6 +74,9 @@ typedef struct {
     emu_rope_grad_h_fn grad_h[2][EMU_ROPE_MODES];
     const char* fwd_h_name[2][EMU_ROPE_MODES];
     const char* grad_h_name[2][EMU_ROPE_MODES];
+    /* The cos16 gradients, NULL where grad_h is. */
+    emu_rope_grad_h16_fn grad_h16[2][EMU_ROPE_MODES];
+    const char* grad_h16_name[2][EMU_ROPE_MODES];
     /* Copies `bytes` from an L1-resident buffer to dst with non-temporal
      * stores where dst is aligned (plain stores at the unaligned ends), so
      * that a large output is written without first being read into the
@@ -96,18 +105,22 @@ const emu_rope_kernels* emu_rope_select(emu_isa isa);
     void emu_f32_rope_interleave_half_grad__##isa(size_t, size_t, const float*, const float*, const float*, \
                                                   const float*, float*, float*, float*);
 
-/* fp16/bf16 implementations (t = f16 or bf16) of modes 0-2. */
+/* fp16/bf16 implementations (t = f16 or bf16) of modes 0-2: fp32 cos/sin
+ * (form empty) or cos16 gradients (EMU_ROPE_DECLARE_H16). */
 #define EMU_ROPE_DECLARE_H(t, isa)                                                                              \
     void emu_##t##_rope_half__##isa(size_t, size_t, const uint16_t*, const float*, const float*, uint16_t*);    \
     void emu_##t##_rope_interleave__##isa(size_t, size_t, const uint16_t*, const float*, const float*,         \
                                           uint16_t*);                                                          \
     void emu_##t##_rope_quarter__##isa(size_t, size_t, const uint16_t*, const float*, const float*, uint16_t*); \
-    void emu_##t##_rope_half_grad__##isa(size_t, size_t, const uint16_t*, const uint16_t*, const float*,       \
-                                         const float*, uint16_t*, float*, float*);                             \
-    void emu_##t##_rope_interleave_grad__##isa(size_t, size_t, const uint16_t*, const uint16_t*, const float*, \
-                                               const float*, uint16_t*, float*, float*);                       \
-    void emu_##t##_rope_quarter_grad__##isa(size_t, size_t, const uint16_t*, const uint16_t*, const float*,    \
-                                            const float*, uint16_t*, float*, float*);
+    EMU_ROPE_DECLARE_H_GRAD(t, , isa, float)                                                                   \
+    EMU_ROPE_DECLARE_H_GRAD(t, _cos16, isa, uint16_t)
+#define EMU_ROPE_DECLARE_H_GRAD(t, form, isa, table)                                                           \
+    void emu_##t##_rope_half_grad##form##__##isa(size_t, size_t, const uint16_t*, const uint16_t*,             \
+                                                 const table*, const table*, uint16_t*, float*, float*);       \
+    void emu_##t##_rope_interleave_grad##form##__##isa(size_t, size_t, const uint16_t*, const uint16_t*,       \
+                                                       const table*, const table*, uint16_t*, float*, float*); \
+    void emu_##t##_rope_quarter_grad##form##__##isa(size_t, size_t, const uint16_t*, const uint16_t*,          \
+                                                    const table*, const table*, uint16_t*, float*, float*);
 
 EMU_ROPE_DECLARE_H(f16, avx2)
 EMU_ROPE_DECLARE_H(bf16, avx2)

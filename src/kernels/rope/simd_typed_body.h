@@ -3,14 +3,17 @@
  * more for fp16 and for bf16 rows, with the conversions fused into the
  * loads of dy/x and the stores of dx/y so that a row passes through the
  * core once. Besides simd_body.h's vector vocabulary, the includer defines:
- *   H_T            the element type of dy, x, dx and y (cos, sin and the
- *                  accumulators are always fp32),
+ *   H_T            the element type of dy, x, dx and y (the accumulators
+ *                  are always fp32; cos and sin too, unless H_COS16),
  *   H_LOAD(p)      VW elements at p as fp32 (exact),
  *   H_STORE(p, v)  v stored as VW elements at p (round to nearest even),
  *   H_TO_F32 / H_FROM_F32  the same conversions for one value,
  *   H_NAME(name)   the kernel's name for this type and ISA,
  *   H_STORE2(p, v0, v1)  optional: v0 then v1 stored as 2*VW elements at p
- *                  (default: two H_STOREs; bf16 packs both into one store).
+ *                  (default: two H_STOREs; bf16 packs both into one store),
+ *   H_COS16        optional: cos and sin are H_T rows too, converted as
+ *                  they are loaded, and only the gradients are emitted
+ *                  (see half_instances.h for when each form is used).
  * This file #undefs all of them at its end.
  * The conversions are kernels/convert's, bit for bit, and every operation
  * mirrors algo.h's pair helpers (fmaf there), so results equal the scalar
@@ -21,16 +24,26 @@
 
 #include <stdbool.h>
 
+#ifdef H_COS16
+#define C_T H_T
+#define C_LOAD H_LOAD
+#define C_TO_F32 H_TO_F32
+#else
+#define C_T float
+#define C_LOAD V_LOAD
+#define C_TO_F32(v) (v)
+#endif
+
 #ifndef H_STORE2
 #define H_STORE2(p, v0, v1) (H_STORE((p), (v0)), H_STORE((p) + VW, (v1)))
 #define H_STORE2_DEFAULTED
 #endif
 
 /* A pair's tail in fp32 through the scalar helper: gather, compute, scatter. */
-static inline void H_NAME(pair_grad_tail)(const H_T* dy, const H_T* x, const float* cos, const float* sin,
+static inline void H_NAME(pair_grad_tail)(const H_T* dy, const H_T* x, const C_T* cos, const C_T* sin,
                                           H_T* dx, float* acc_cos, float* acc_sin, size_t a, size_t b) {
     float g[2] = {H_TO_F32(dy[a]), H_TO_F32(dy[b])}, xv[2] = {0.0f, 0.0f};
-    const float c[2] = {cos[a], cos[b]}, s[2] = {sin[a], sin[b]};
+    const float c[2] = {C_TO_F32(cos[a]), C_TO_F32(cos[b])}, s[2] = {C_TO_F32(sin[a]), C_TO_F32(sin[b])};
     float out[2], ac[2] = {0.0f, 0.0f}, as[2] = {0.0f, 0.0f};
     if (x != NULL) {
         xv[0] = H_TO_F32(x[a]);
@@ -45,9 +58,11 @@ static inline void H_NAME(pair_grad_tail)(const H_T* dy, const H_T* x, const flo
     }
 }
 
-static inline void H_NAME(pair_fwd_tail)(const H_T* x, const float* cos, const float* sin, H_T* y, size_t a,
+#ifndef H_COS16
+static inline void H_NAME(pair_fwd_tail)(const H_T* x, const C_T* cos, const C_T* sin, H_T* y, size_t a,
                                          size_t b) {
-    const float xv[2] = {H_TO_F32(x[a]), H_TO_F32(x[b])}, c[2] = {cos[a], cos[b]}, s[2] = {sin[a], sin[b]};
+    const float xv[2] = {H_TO_F32(x[a]), H_TO_F32(x[b])}, c[2] = {C_TO_F32(cos[a]), C_TO_F32(cos[b])},
+                s[2] = {C_TO_F32(sin[a]), C_TO_F32(sin[b])};
     float out[2];
     emu_rope_pair_fwd(xv, c, s, out, 0, 1);
     y[a] = H_FROM_F32(out[0]);
@@ -55,28 +70,30 @@ static inline void H_NAME(pair_fwd_tail)(const H_T* x, const float* cos, const f
 }
 
 static inline void H_NAME(block_fwd)(size_t rows, size_t d, size_t base, size_t off, size_t n, const H_T* x,
-                                     const float* cos, const float* sin, H_T* y) {
+                                     const C_T* cos, const C_T* sin, H_T* y) {
     for (size_t r = 0; r < rows; ++r, x += d, y += d) {
         size_t j = 0;
         for (; j + VW <= n; j += VW) {
             const size_t a = base + j, b = a + off;
             const VEC x1 = H_LOAD(x + a), x2 = H_LOAD(x + b);
-            H_STORE(y + a, V_FMA(x1, V_LOAD(cos + a), V_NEG(V_MUL(x2, V_LOAD(sin + a)))));
-            H_STORE(y + b, V_FMA(x2, V_LOAD(cos + b), V_MUL(x1, V_LOAD(sin + b))));
+            H_STORE(y + a, V_FMA(x1, C_LOAD(cos + a), V_NEG(V_MUL(x2, C_LOAD(sin + a)))));
+            H_STORE(y + b, V_FMA(x2, C_LOAD(cos + b), V_MUL(x1, C_LOAD(sin + b))));
         }
         for (; j < n; ++j) H_NAME(pair_fwd_tail)(x, cos, sin, y, base + j, base + off + j);
     }
 }
 
+#endif
+
 /* dx of the VW pairs (a + i, b + i) of one row into *lo / *hi and, with x,
  * their accumulator updates (accumulators in L1, see row_grad). */
 static inline __attribute__((always_inline)) void H_NAME(grad_vec)(size_t a, size_t b, const H_T* g, const H_T* xr,
-                                                                   const float* cos, const float* sin, VEC* lo,
+                                                                   const C_T* cos, const C_T* sin, VEC* lo,
                                                                    VEC* hi, float* acc_cos, float* acc_sin,
                                                                    const bool with_x) {
     const VEC d1 = H_LOAD(g + a), d2 = H_LOAD(g + b);
-    *lo = V_FMA(V_LOAD(cos + a), d1, V_MUL(V_LOAD(sin + b), d2));
-    *hi = V_FMA(V_LOAD(cos + b), d2, V_NEG(V_MUL(V_LOAD(sin + a), d1)));
+    *lo = V_FMA(C_LOAD(cos + a), d1, V_MUL(C_LOAD(sin + b), d2));
+    *hi = V_FMA(C_LOAD(cos + b), d2, V_NEG(V_MUL(C_LOAD(sin + a), d1)));
     if (with_x) {
         const VEC x1 = H_LOAD(xr + a), x2 = H_LOAD(xr + b);
         V_STORE(acc_cos + a, V_FMA(d1, x1, V_LOAD(acc_cos + a)));
@@ -90,8 +107,8 @@ static inline __attribute__((always_inline)) void H_NAME(grad_vec)(size_t a, siz
  * two vectors of pairs per step so that H_STORE2 can narrow 2*VW values at
  * once. */
 static inline __attribute__((always_inline)) void H_NAME(row_grad)(size_t base, size_t off, size_t n, const H_T* g,
-                                                                   const H_T* xr, const float* cos,
-                                                                   const float* sin, H_T* o, float* acc_cos,
+                                                                   const H_T* xr, const C_T* cos,
+                                                                   const C_T* sin, H_T* o, float* acc_cos,
                                                                    float* acc_sin, const bool with_x) {
     size_t j = 0;
     for (; j + 2 * VW <= n; j += 2 * VW) {
@@ -121,8 +138,8 @@ static inline __attribute__((always_inline)) void H_NAME(row_grad)(size_t base, 
  * hardware prefetchers). The accumulators live in L1 and take each row's
  * contribution in turn, so every accumulator still sums its rows in order. */
 static inline __attribute__((always_inline)) void H_NAME(rows_grad)(size_t rows, size_t d, const H_T* dy,
-                                                                    const H_T* x, const float* cos,
-                                                                    const float* sin, H_T* dx, float* acc_cos,
+                                                                    const H_T* x, const C_T* cos,
+                                                                    const C_T* sin, H_T* dx, float* acc_cos,
                                                                     float* acc_sin, const bool with_x,
                                                                     const bool quarter) {
     const size_t n = quarter ? d / 4 : d / 2;
@@ -135,31 +152,34 @@ static inline __attribute__((always_inline)) void H_NAME(rows_grad)(size_t rows,
     }
 }
 
-void H_NAME(rope_half)(size_t rows, size_t d, const H_T* x, const float* cos, const float* sin, H_T* y) {
+#ifndef H_COS16
+void H_NAME(rope_half)(size_t rows, size_t d, const H_T* x, const C_T* cos, const C_T* sin, H_T* y) {
     H_NAME(block_fwd)(rows, d, 0, d / 2, d / 2, x, cos, sin, y);
 }
 
-void H_NAME(rope_quarter)(size_t rows, size_t d, const H_T* x, const float* cos, const float* sin,
+void H_NAME(rope_quarter)(size_t rows, size_t d, const H_T* x, const C_T* cos, const C_T* sin,
                           H_T* y) {
     H_NAME(block_fwd)(rows, d, 0, d / 4, d / 4, x, cos, sin, y);
     H_NAME(block_fwd)(rows, d, d / 2, d / 4, d / 4, x, cos, sin, y);
 }
 
-void H_NAME(rope_interleave)(size_t rows, size_t d, const H_T* x, const float* cos, const float* sin,
+void H_NAME(rope_interleave)(size_t rows, size_t d, const H_T* x, const C_T* cos, const C_T* sin,
                              H_T* y) {
     for (size_t r = 0; r < rows; ++r, x += d, y += d) {
         size_t e = 0;
         for (; e + VW <= d; e += VW) {
             const VEC xv = H_LOAD(x + e);
             const VEC rot = V_XOR(V_SWAP_PAIRS(xv), V_SIGN_EVEN);
-            H_STORE(y + e, V_FMA(xv, V_LOAD(cos + e), V_MUL(rot, V_LOAD(sin + e))));
+            H_STORE(y + e, V_FMA(xv, C_LOAD(cos + e), V_MUL(rot, C_LOAD(sin + e))));
         }
         for (; e < d; e += 2) H_NAME(pair_fwd_tail)(x, cos, sin, y, e, e + 1);
     }
 }
 
-void H_NAME(rope_half_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const float* cos,
-                            const float* sin, H_T* dx, float* acc_cos, float* acc_sin) {
+#endif
+
+void H_NAME(rope_half_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const C_T* cos,
+                            const C_T* sin, H_T* dx, float* acc_cos, float* acc_sin) {
     if (x == NULL) {
         H_NAME(rows_grad)(rows, d, dy, NULL, cos, sin, dx, NULL, NULL, false, false);
     } else {
@@ -167,8 +187,8 @@ void H_NAME(rope_half_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, 
     }
 }
 
-void H_NAME(rope_quarter_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const float* cos,
-                               const float* sin, H_T* dx, float* acc_cos, float* acc_sin) {
+void H_NAME(rope_quarter_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const C_T* cos,
+                               const C_T* sin, H_T* dx, float* acc_cos, float* acc_sin) {
     if (x == NULL) {
         H_NAME(rows_grad)(rows, d, dy, NULL, cos, sin, dx, NULL, NULL, false, true);
     } else {
@@ -179,22 +199,22 @@ void H_NAME(rope_quarter_grad)(size_t rows, size_t d, const H_T* dy, const H_T* 
 /* Interleave-mode dx of the VW elements at e of one row and, with x, their
  * accumulator updates. */
 static inline __attribute__((always_inline)) VEC H_NAME(interleave_vec)(size_t e, const H_T* g, const H_T* xr,
-                                                                        const float* cos, const float* sin,
+                                                                        const C_T* cos, const C_T* sin,
                                                                         float* acc_cos, float* acc_sin,
                                                                         const bool with_x) {
     const VEC dv = H_LOAD(g + e);
-    const VEC cross = V_XOR(V_SWAP_PAIRS(V_MUL(V_LOAD(sin + e), dv)), V_SIGN_ODD);
+    const VEC cross = V_XOR(V_SWAP_PAIRS(V_MUL(C_LOAD(sin + e), dv)), V_SIGN_ODD);
     if (with_x) {
         const VEC xv = H_LOAD(xr + e);
         V_STORE(acc_cos + e, V_FMA(dv, xv, V_LOAD(acc_cos + e)));
         V_STORE(acc_sin + e, V_FMA(V_XOR(dv, V_SIGN_EVEN), V_SWAP_PAIRS(xv), V_LOAD(acc_sin + e)));
     }
-    return V_FMA(V_LOAD(cos + e), dv, cross);
+    return V_FMA(C_LOAD(cos + e), dv, cross);
 }
 
 static inline __attribute__((always_inline)) void H_NAME(rows_interleave_grad)(size_t rows, size_t d,
                                                                                const H_T* dy, const H_T* x,
-                                                                               const float* cos, const float* sin,
+                                                                               const C_T* cos, const C_T* sin,
                                                                                H_T* dx, float* acc_cos,
                                                                                float* acc_sin, const bool with_x) {
     for (size_t r = 0; r < rows; ++r) {
@@ -213,8 +233,8 @@ static inline __attribute__((always_inline)) void H_NAME(rows_interleave_grad)(s
     }
 }
 
-void H_NAME(rope_interleave_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const float* cos,
-                                  const float* sin, H_T* dx, float* acc_cos, float* acc_sin) {
+void H_NAME(rope_interleave_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const C_T* cos,
+                                  const C_T* sin, H_T* dx, float* acc_cos, float* acc_sin) {
     if (x == NULL) {
         H_NAME(rows_interleave_grad)(rows, d, dy, NULL, cos, sin, dx, NULL, NULL, false);
     } else {
@@ -223,6 +243,10 @@ void H_NAME(rope_interleave_grad)(size_t rows, size_t d, const H_T* dy, const H_
 }
 
 /* The parameters are consumed here, so the next type can define its own. */
+#undef C_T
+#undef C_LOAD
+#undef C_TO_F32
+#undef H_COS16
 #undef H_STORE2
 #undef H_STORE2_DEFAULTED
 #undef H_T

@@ -401,9 +401,10 @@ def test_threads_bit_identical(mode, lead, cos_lead, with_x):
 @pytest.mark.parametrize("mode,dtype,d,with_x", [(0, "float32", 130, True), (1, "float16", 128, False),
                                                   (0, "bfloat16", 64, True)])
 def test_streamed_output_bit_identical(mode, dtype, d, with_x):
-    """dx of 32 MiB or more goes out through an L1 buffer and non-temporal stores (SIMD
-    levels); d = 130 makes every copy start and end off a 32-byte boundary. The bytes must
-    equal the scalar level's plain stores, for 1 and 2 threads, and match the reference."""
+    """A call that streams 32 MiB or more writes dx (and dcos/dsin) through an L1 buffer and
+    non-temporal stores (SIMD levels); d = 130 makes every copy start and end off a 32-byte
+    boundary. The bytes must equal the scalar level's plain stores, for 1 and 2 threads, and
+    match the reference."""
     aclnn_emu.set_soc_name("Ascend950")
     dt = DTYPES[dtype]
     rows = -(-(32 << 20) // (d * dt.itemsize))
@@ -421,6 +422,7 @@ def test_streamed_output_bit_identical(mode, dtype, d, with_x):
             aclnn_emu.set_isa_cap(isa)
             aclnn_emu.set_num_threads(threads)
             out = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
+            assert last_kernel().endswith("+stream") == (isa != "scalar")
             results.append(b"".join(a.tobytes() for a in out if a is not None))
     finally:
         aclnn_emu.set_isa_cap(previous_isa)
@@ -429,6 +431,35 @@ def test_streamed_output_bit_identical(mode, dtype, d, with_x):
     tail = slice(lead[1] - 3, lead[1])  # the last rows: written by the last copies of the last chunk
     ref = rope_grad_ref(dy[:, tail], cos[:, tail], sin[:, tail], None if x is None else x[:, tail], mode)
     assert_precision(out[0][:, tail], ref[0], dtype)
+
+
+@pytest.mark.parametrize("with_x,rows,streams", [
+    (True, (32 << 20) // 3 // 256 + 8, True),    # dy, x and dx: 32 MiB in all
+    (False, (32 << 20) // 3 // 256 + 8, False),  # dy and dx only: 21 MiB
+    (False, (32 << 20) // 2 // 256 + 8, True),   # dy and dx: 32 MiB
+])
+def test_stream_when_the_call_moves_32_mib(with_x, rows, streams):
+    """The output streams once dy, dx and x (when given) together reach 32 MiB, twice the
+    last-level cache the rule was measured on (no output of such a call is still cached for the
+    next operator), and only at SIMD levels; the bytes do not depend on it."""
+    aclnn_emu.set_soc_name("Ascend950")
+    rng = np.random.default_rng(rows)
+    lead = (rows // 8, 8)  # TND rows of d = 128 fp16 (256 bytes)
+    dy = rng.uniform(-2, 2, lead + (128,)).astype(np.float16)
+    x = rng.uniform(-2, 2, lead + (128,)).astype(np.float16) if with_x else None
+    cos = rng.uniform(-1, 1, (lead[0], 1, 128)).astype(np.float16)
+    sin = rng.uniform(-1, 1, (lead[0], 1, 128)).astype(np.float16)
+    got = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, 0)
+    simd = aclnn_emu.get_isa() != "scalar"
+    assert last_kernel().endswith("+stream") == (streams and simd)
+    previous = aclnn_emu.get_isa()
+    aclnn_emu.set_isa_cap("scalar")
+    try:
+        want = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, 0)
+    finally:
+        aclnn_emu.set_isa_cap(previous)
+    for a, b in zip(got, want):
+        assert (a is None and b is None) or a.tobytes() == b.tobytes()
 
 
 # ------------------------------------------------------- D at the limits

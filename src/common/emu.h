@@ -131,13 +131,16 @@ static inline bool emu_ranges_overlap(const void *a, size_t a_len, const void *b
     return a_len > 0 && b_len > 0 && a0 < b0 + b_len && b0 < a0 + a_len;
 }
 
-/* Operator outputs of at least this many bytes go out with non-temporal
- * stores where the kernel has that form (SiLU backward, RoPE): at twice
- * the L3 of the machines we measure on, nothing of them would still be
+/* Operator outputs go out with non-temporal stores where the kernel has
+ * that form once this many bytes pass through the cache: at twice the L3
+ * of the machines we measure on, nothing of the output would still be
  * cached for the next operator, and plain stores would first read every
- * line. Below it plain stores measured faster (RoPE's 21 MB dx: the
- * non-temporal form was up to 2-3x slower right after other traffic had
- * filled the cache with dirty lines). MoE measured its own 16 MiB. */
+ * line. SiLU backward counts its output; RoPE counts every row stream (dy,
+ * dx and x), since its inputs evict the output as surely. (Streaming its
+ * 21 MB dx once measured slower, up to 2-3x on Zen 3; part of that, a
+ * quarter on Zen 4, was the partial lines at the ends of each copy missing
+ * in the cache, which are now fetched ahead: src/ops/rope_layout.c.) MoE
+ * measured its own 16 MiB. */
 #define EMU_STREAM_OUTPUT_MIN_BYTES ((uint64_t)32 << 20)
 
 /* ---- time ---- */

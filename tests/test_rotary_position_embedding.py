@@ -269,9 +269,16 @@ SPECIAL_BITS = {"float16": (0x7C01, 0xFD55, 0x7C00, 0xFC00, 0x7BFF),
                 "bfloat16": (0x7F81, 0xFFA5, 0x7F80, 0xFF80, 0x7F7F)}
 
 
+# Per d and mode: (pair partner's column offset, a column in the scalar tail). d = 52 gives AVX2
+# every step (half: 26 pairs = 16 + 8 + 2); d = 104 gives AVX-512 its two-vector step in half
+# mode (52 = 32 + 16 + 4) and quarter (26 = 16 + 10).
+SPECIAL_LAYOUT = {52: {0: (26, 24), 1: (1, 48), 2: (13, 12)}, 104: {0: (52, 48), 1: (1, 96), 2: (26, 24)}}
+
+
 @pytest.mark.parametrize("mode", range(3))
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_special_values_bit_identical_to_scalar(isa, mode, dtype):
+@pytest.mark.parametrize("d", sorted(SPECIAL_LAYOUT))
+def test_special_values_bit_identical_to_scalar(isa, mode, dtype, d):
     """NaNs (quieted, payload and sign kept or flipped as C's unary minus does), infinities,
     inf - inf and overflow through the fused fp16/bf16 kernels of each ISA level (bf16: two
     vectors rounded and packed per store) and their scalar tails give the scalar level's
@@ -281,8 +288,7 @@ def test_special_values_bit_identical_to_scalar(isa, mode, dtype):
     aclnn_emu.set_soc_name("Ascend950")
     rng = np.random.default_rng(3)
     dt = DTYPES[dtype]
-    d = 52  # pairs per run: half 26 = 16 + 8 + 2, quarter 13 = 8 + 5, interleave 52 = 32 + 16 + 4 elements
-    partner, tail = {0: (26, 24), 1: (1, 48), 2: (13, 12)}[mode]  # a tail column of each mode
+    partner, tail = SPECIAL_LAYOUT[d][mode]
     lead, cos_lead = (2, 3, 4), (1, 3, 1)
     dy = rng.uniform(0.25, 2, lead + (d,)).astype(dt)
     x = rng.uniform(0.25, 2, lead + (d,)).astype(dt)

@@ -407,10 +407,11 @@ def test_threads_bit_identical(mode, lead, cos_lead, with_x):
 @pytest.mark.parametrize("mode,dtype,d,with_x", [(0, "float32", 130, True), (1, "float16", 128, False),
                                                   (0, "bfloat16", 64, True)])
 def test_streamed_output_bit_identical(mode, dtype, d, with_x):
-    """A call that streams 32 MiB or more writes dx (and dcos/dsin) through an L1 buffer and
-    non-temporal stores (SIMD levels); d = 130 makes every copy start and end off a 32-byte
-    boundary. The bytes must equal the scalar level's plain stores, for 1 and 2 threads, and
-    match the reference."""
+    """A call that streams 32 MiB or more writes dx (and dcos/dsin) with non-temporal stores (SIMD
+    levels): dx from the kernel itself where every run of pairs starts on a 64-byte boundary
+    ("+nt"), else through an L1 buffer and a copy ("+stream"; d = 130 makes every copy start and
+    end off a 32-byte boundary). The bytes must equal the scalar level's plain stores, for 1 and
+    2 threads, and match the reference."""
     aclnn_emu.set_soc_name("Ascend950")
     dt = DTYPES[dtype]
     rows = -(-(32 << 20) // (d * dt.itemsize))
@@ -428,7 +429,9 @@ def test_streamed_output_bit_identical(mode, dtype, d, with_x):
             aclnn_emu.set_isa_cap(isa)
             aclnn_emu.set_num_threads(threads)
             out = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
-            assert last_kernel().endswith("+stream") == (isa != "scalar")
+            run = {0: d // 2, 1: d, 2: d // 4}[mode] * dt.itemsize
+            direct = out[0].ctypes.data % 64 == 0 and run % 64 == 0
+            assert last_kernel().endswith("+nt" if direct else "+stream") == (isa != "scalar")
             results.append(b"".join(a.tobytes() for a in out if a is not None))
     finally:
         aclnn_emu.set_isa_cap(previous_isa)
@@ -457,7 +460,7 @@ def test_stream_when_the_call_moves_32_mib(with_x, rows, streams):
     sin = rng.uniform(-1, 1, (lead[0], 1, 128)).astype(np.float16)
     got = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, 0)
     simd = aclnn_emu.get_isa() != "scalar"
-    assert last_kernel().endswith("+stream") == (streams and simd)
+    assert last_kernel().endswith(("+stream", "+nt")) == (streams and simd)
     previous = aclnn_emu.get_isa()
     aclnn_emu.set_isa_cap("scalar")
     try:
@@ -466,6 +469,42 @@ def test_stream_when_the_call_moves_32_mib(with_x, rows, streams):
         aclnn_emu.set_isa_cap(previous)
     for a, b in zip(got, want):
         assert (a is None and b is None) or a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dtype,mode,with_x", [("float16", 0, True), ("float32", 1, False), ("bfloat16", 2, True)])
+def test_streamed_dx_direct_or_copied_same_bits_nothing_else_written(isa, views, dtype, mode, with_x):
+    """Through the C API on device memory: a streamed dx at the start of its aclrtMalloc block is
+    stored by the kernel itself ("+nt"); one at an odd offset in its block goes through an L1
+    buffer and a copy ("+stream"). Both give the scalar level's bits and leave every byte around
+    dx, dcos and dsin as it was."""
+    aclnn_emu.set_soc_name("Ascend950")
+    dt = DTYPES[dtype]
+    d = 128
+    seq = -(-(32 << 20) // ((3 if with_x else 2) * 8 * d * dt.itemsize))  # the call moves 32 MiB
+    rng = np.random.default_rng(mode)
+    dy = rng.uniform(-2, 2, (2, seq, 4, d)).astype(dt)
+    x = rng.uniform(-2, 2, (2, seq, 4, d)).astype(dt)
+    cos = rng.uniform(-1, 1, (1, seq, 1, d)).astype(dt)
+    sin = rng.uniform(-1, 1, (1, seq, 1, d)).astype(dt)
+    previous = aclnn_emu.get_isa()
+    aclnn_emu.set_isa_cap("scalar")
+    try:
+        want = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x if with_x else None, mode)
+    finally:
+        aclnn_emu.set_isa_cap(previous)
+    simd = isa != "scalar"
+    inputs = [views(a) for a in (dy, cos, sin, x)]
+    for layout, route in (("contig", "+nt"), ("offset", "+stream")):
+        vdx, vdcos, vdsin = (views(np.zeros_like(a), layout) for a in (dy, cos, sin))
+        run_grad(*inputs[:3], inputs[3] if with_x else None, mode, vdx, vdcos, vdsin)
+        assert last_kernel().endswith(route) == simd
+        assert vdx.values().tobytes() == want[0].tobytes()
+        assert vdx.guards_intact()
+        if with_x:
+            assert vdcos.values().tobytes() == want[1].tobytes() and vdcos.guards_intact()
+            assert vdsin.values().tobytes() == want[2].tobytes() and vdsin.guards_intact()
+        else:
+            assert vdcos.untouched() and vdsin.untouched()
 
 
 # ------------------------------------------------------- D at the limits

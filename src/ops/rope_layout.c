@@ -385,9 +385,12 @@ typedef struct {
      * to fp32 in scratch. */
     size_t table_item;
     const emu_convert_kernels *convert;
-    /* Non-NULL when the output goes out through non-temporal stores. */
+    /* Non-NULL when the outputs go out through non-temporal stores: dx (or
+     * y) and dcos/dsin copied from L1 buffers, or dx stored so by the
+     * kernels themselves where dx_direct. */
     void (*stream_copy)(size_t bytes, const void *src, void *dst);
     void (*stream_fence)(void);
+    bool dx_direct;
     /* Bytes of dy (and of x): the prefetch limit. */
     size_t total_bytes;
 } rope_ctx;
@@ -517,17 +520,18 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
             const int64_t n = count - r < per ? count - r : per;
             const size_t at = (size_t)((row + r) * plan->d) * item, bytes = (size_t)(n * plan->d) * item;
             char *dst = (char *)ctx->out + at;
-            void *out = ctx->stream_copy != NULL ? (void *)scratch->buf[SCRATCH_OUT] : (void *)dst;
+            const bool copied = ctx->stream_copy != NULL && !ctx->dx_direct;
+            void *out = copied ? (void *)scratch->buf[SCRATCH_OUT] : (void *)dst;
             if (ctx->x == NULL) {
                 prefetch_ahead(ctx->main, at, bytes, ctx->total_bytes);
             }
-            if (ctx->stream_copy != NULL) {
+            if (copied) {
                 prefetch_stream_ends(dst, bytes);
             }
             run_kernel(ctx, (size_t)n, (const char *)ctx->main + at,
                        ctx->x != NULL ? (const void *)((const char *)ctx->x + at) : NULL, cos, sin, out, acc_cos,
                        acc_sin);
-            if (ctx->stream_copy != NULL) {
+            if (copied) {
                 ctx->stream_copy(bytes, out, dst);
             }
         }
@@ -652,8 +656,9 @@ static void run_rows_chunk(void *opaque, size_t begin, size_t end)
     }
 }
 
-/* The kernel's name, with "+stream" when its output goes out through
- * non-temporal stores, or "+<t>_convert__<isa>" on the unfused route. */
+/* The kernel's name, with "+stream" when its output goes out through an L1
+ * buffer and non-temporal stores, "+nt" when it is the kernel's form that
+ * stores dx so itself, or "+<t>_convert__<isa>" on the unfused route. */
 static const char *kernel_name(const rope_ctx *ctx, const emu_rope_kernels *kernels)
 {
     static _Thread_local char name[128];
@@ -671,8 +676,37 @@ static const char *kernel_name(const rope_ctx *ctx, const emu_rope_kernels *kern
     if (ctx->stream_copy == NULL) {
         return base;
     }
-    snprintf(name, sizeof name, "%s+stream", base);
+    snprintf(name, sizeof name, "%s+%s", base, ctx->dx_direct ? "nt" : "stream");
     return name;
+}
+
+/* Where dx and every run of pairs start on a 64-byte boundary, the
+ * gradient kernels store dx with non-temporal stores themselves: no pass
+ * through an L1 buffer and no extra copy (4-18% faster than that route in
+ * a kernel-level harness on Zen 4). aclrtMalloc's memory qualifies;
+ * numpy's 16-byte-aligned arrays take the copy route. */
+static void use_direct_stores(rope_ctx *ctx, const emu_rope_kernels *kernels)
+{
+    const rope_plan *p = ctx->plan;
+    const size_t run = p->mode == 1 ? (size_t)p->d : p->mode == 2 ? (size_t)p->d / 4 : (size_t)p->d / 2;
+    if ((uintptr_t)ctx->out % 64 != 0 || run * emu_dtype_size(p->dtype) % 64 != 0) {
+        return;
+    }
+    if (p->dtype == ACL_FLOAT) {
+        if (kernels->grad_nt[p->mode] != NULL) {
+            ctx->grad = kernels->grad_nt[p->mode];
+            ctx->dx_direct = true;
+        }
+        return;
+    }
+    const int h = p->dtype == ACL_BF16;
+    if (ctx->grad_h16 != NULL && kernels->grad_h16_nt[h][p->mode] != NULL) {
+        ctx->grad_h16 = kernels->grad_h16_nt[h][p->mode];
+        ctx->dx_direct = true;
+    } else if (ctx->grad_h16 == NULL && ctx->grad_h != NULL && kernels->grad_h_nt[h][p->mode] != NULL) {
+        ctx->grad_h = kernels->grad_h_nt[h][p->mode];
+        ctx->dx_direct = true;
+    }
 }
 
 static const char *run_rope(aclOpExecutor *executor, void *workspace)
@@ -723,6 +757,9 @@ static const char *run_rope(aclOpExecutor *executor, void *workspace)
         if (p->has_x) {
             ctx.dcos = emu_view_origin(&executor->tensors[EMU_ROPE_GRAD_SLOT_DCOS]);
             ctx.dsin = emu_view_origin(&executor->tensors[EMU_ROPE_GRAD_SLOT_DSIN]);
+        }
+        if (ctx.stream_copy != NULL) {
+            use_direct_stores(&ctx, kernels);
         }
     }
     if (p->dy_rows == 0 || p->d == 0) {

@@ -5,6 +5,7 @@
 #define VW 8
 #define V_LOAD _mm256_loadu_ps
 #define V_STORE _mm256_storeu_ps
+#define V_STREAM _mm256_stream_ps
 #define V_FMA _mm256_fmadd_ps
 #define V_MUL _mm256_mul_ps
 #define V_XOR _mm256_xor_ps
@@ -27,6 +28,10 @@ static inline void f16_store8(uint16_t* p, __m256 v) {
     _mm_storeu_si128((__m128i*)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
 
+static inline void f16_stream8(uint16_t* p, __m256 v) {
+    _mm_stream_si128((__m128i*)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
 static inline __m256 bf16_load8(const uint16_t* p) {
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i*)p)), 16));
 }
@@ -47,16 +52,20 @@ static inline __m256i bf16_round8(__m256 v) {
     return _mm256_blendv_epi8(bf16_round8_numbers(x), quiet_nan, is_nan);
 }
 
-static inline void bf16_store8(uint16_t* p, __m256 v) {
+static inline __m128i bf16_pack8(__m256 v) {
     const __m256i r = bf16_round8(v);
-    _mm_storeu_si128((__m128i*)p, _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1)));
+    return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
 }
 
-/* 16 values in one store: one pack and one lane fix-up instead of two
+static inline void bf16_store8(uint16_t* p, __m256 v) { _mm_storeu_si128((__m128i*)p, bf16_pack8(v)); }
+
+static inline void bf16_stream8(uint16_t* p, __m256 v) { _mm_stream_si128((__m128i*)p, bf16_pack8(v)); }
+
+/* 16 values for one store: one pack and one lane fix-up instead of two
  * extract-and-pack sequences, and one test for NaNs in either vector
  * instead of a select per vector (the NaN-free path, taken unless a NaN is
  * stored, is 16 operations instead of 19). */
-static inline void bf16_store16(uint16_t* p, __m256 v0, __m256 v1) {
+static inline __m256i bf16_pack16(__m256 v0, __m256 v1) {
     __m256i r0, r1;
     if (__builtin_expect(_mm256_movemask_ps(_mm256_cmp_ps(v0, v1, _CMP_UNORD_Q)) != 0, 0)) {
         r0 = bf16_round8(v0);
@@ -65,11 +74,20 @@ static inline void bf16_store16(uint16_t* p, __m256 v0, __m256 v1) {
         r0 = bf16_round8_numbers(_mm256_castps_si256(v0));
         r1 = bf16_round8_numbers(_mm256_castps_si256(v1));
     }
-    _mm256_storeu_si256((__m256i*)p, _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8));
+    return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xD8);
+}
+
+static inline void bf16_store16(uint16_t* p, __m256 v0, __m256 v1) {
+    _mm256_storeu_si256((__m256i*)p, bf16_pack16(v0, v1));
+}
+
+static inline void bf16_stream16(uint16_t* p, __m256 v0, __m256 v1) {
+    _mm256_stream_si256((__m256i*)p, bf16_pack16(v0, v1));
 }
 
 #define HALF_LOAD f16_load8
 #define HALF_STORE f16_store8
+#define HALF_STREAM f16_stream8
 #define HALF_TO_F32 emu_f16_to_f32
 #define HALF_FROM_F32 emu_f32_to_f16
 #define HALF_NAME(name, form) emu_f16_##name##form##__avx2
@@ -78,6 +96,8 @@ static inline void bf16_store16(uint16_t* p, __m256 v0, __m256 v1) {
 #define HALF_LOAD bf16_load8
 #define HALF_STORE bf16_store8
 #define HALF_STORE2 bf16_store16
+#define HALF_STREAM bf16_stream8
+#define HALF_STREAM2 bf16_stream16
 #define HALF_TO_F32 emu_bf16_to_f32
 #define HALF_FROM_F32 emu_f32_to_bf16
 #define HALF_NAME(name, form) emu_bf16_##name##form##__avx2

@@ -5,6 +5,7 @@
 #define VW 16
 #define V_LOAD _mm512_loadu_ps
 #define V_STORE _mm512_storeu_ps
+#define V_STREAM _mm512_stream_ps
 #define V_FMA _mm512_fmadd_ps
 #define V_MUL _mm512_mul_ps
 #define V_XOR _mm512_xor_ps
@@ -33,6 +34,10 @@ static inline void f16_store16(uint16_t* p, __m512 v) {
     _mm256_storeu_si256((__m256i*)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
 }
 
+static inline void f16_stream16(uint16_t* p, __m512 v) {
+    _mm256_stream_si256((__m256i*)p, _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
 static inline __m512 bf16_load16(const uint16_t* p) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)p)), 16));
 }
@@ -56,10 +61,14 @@ static inline void bf16_store16(uint16_t* p, __m512 v) {
     _mm256_storeu_si256((__m256i*)p, _mm512_cvtepi32_epi16(bf16_round16(v)));
 }
 
-/* 32 values in one store: one pack and one lane fix-up instead of two
+static inline void bf16_stream16(uint16_t* p, __m512 v) {
+    _mm256_stream_si256((__m256i*)p, _mm512_cvtepi32_epi16(bf16_round16(v)));
+}
+
+/* 32 values for one store: one pack and one lane fix-up instead of two
  * narrowing moves, and one test for NaNs in either vector instead of a
- * select per vector, as bf16_store16 of avx2.c does. */
-static inline void bf16_store32(uint16_t* p, __m512 v0, __m512 v1) {
+ * select per vector, as bf16_pack16 of avx2.c does. */
+static inline __m512i bf16_pack32(__m512 v0, __m512 v1) {
     __m512i r0, r1;
     if (__builtin_expect(_mm512_cmp_ps_mask(v0, v1, _CMP_UNORD_Q) != 0, 0)) {
         r0 = bf16_round16(v0);
@@ -70,11 +79,20 @@ static inline void bf16_store32(uint16_t* p, __m512 v0, __m512 v1) {
     }
     /* packus works per 128-bit lane: its 64-bit groups alternate v0's and v1's. */
     const __m512i packed = _mm512_packus_epi32(r0, r1);
-    _mm512_storeu_si512((void*)p, _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), packed));
+    return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), packed);
+}
+
+static inline void bf16_store32(uint16_t* p, __m512 v0, __m512 v1) {
+    _mm512_storeu_si512((void*)p, bf16_pack32(v0, v1));
+}
+
+static inline void bf16_stream32(uint16_t* p, __m512 v0, __m512 v1) {
+    _mm512_stream_si512((void*)p, bf16_pack32(v0, v1));
 }
 
 #define HALF_LOAD f16_load16
 #define HALF_STORE f16_store16
+#define HALF_STREAM f16_stream16
 #define HALF_TO_F32 emu_f16_to_f32
 #define HALF_FROM_F32 emu_f32_to_f16
 #define HALF_NAME(name, form) emu_f16_##name##form##__avx512
@@ -83,6 +101,8 @@ static inline void bf16_store32(uint16_t* p, __m512 v0, __m512 v1) {
 #define HALF_LOAD bf16_load16
 #define HALF_STORE bf16_store16
 #define HALF_STORE2 bf16_store32
+#define HALF_STREAM bf16_stream16
+#define HALF_STREAM2 bf16_stream32
 #define HALF_TO_F32 emu_bf16_to_f32
 #define HALF_FROM_F32 emu_f32_to_bf16
 #define HALF_NAME(name, form) emu_bf16_##name##form##__avx512

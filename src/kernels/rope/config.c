@@ -22,7 +22,7 @@
      #isa, NULL}
 
 static const emu_rope_kernels k_scalar = {EMU_ROPE_F32(scalar), {{NULL}}, {{NULL}}, {{NULL}}, {{NULL}},
-                                          {{NULL}}, {{NULL}}, NULL, NULL};
+                                          {{NULL}}, {{NULL}}, NULL, NULL, {NULL}, {{NULL}}, {{NULL}}};
 
 #if defined(EMU_HAVE_X86_KERNELS)
 #define EMU_ROPE_TABLE_H(isa)                                                                                 \
@@ -34,7 +34,11 @@ static const emu_rope_kernels k_scalar = {EMU_ROPE_F32(scalar), {{NULL}}, {{NULL
      {EMU_ROPE_H_GRAD(f16, _cos16, isa), EMU_ROPE_H_GRAD(bf16, _cos16, isa)},                                 \
      {EMU_ROPE_H_NAMES(f16, isa, "_grad_cos16"), EMU_ROPE_H_NAMES(bf16, isa, "_grad_cos16")},                 \
      emu_rope_stream_copy__##isa,                                                                             \
-     emu_rope_stream_fence__##isa}
+     emu_rope_stream_fence__##isa,                                                                            \
+     {emu_f32_rope_half_grad_nt__##isa, emu_f32_rope_interleave_grad_nt__##isa,                               \
+      emu_f32_rope_quarter_grad_nt__##isa, NULL},                                                             \
+     {EMU_ROPE_H_GRAD(f16, _nt, isa), EMU_ROPE_H_GRAD(bf16, _nt, isa)},                                       \
+     {EMU_ROPE_H_GRAD(f16, _nt_cos16, isa), EMU_ROPE_H_GRAD(bf16, _nt_cos16, isa)}}
 
 static const emu_rope_kernels k_avx2 = EMU_ROPE_TABLE_H(avx2);
 static const emu_rope_kernels k_avx512 = EMU_ROPE_TABLE_H(avx512);

@@ -1,5 +1,6 @@
 /* The fp16 or bf16 kernels of one ISA, in both forms, from simd_typed_body.h.
- * The includer defines HALF_LOAD, HALF_STORE, optionally HALF_STORE2,
+ * The includer defines HALF_LOAD, HALF_STORE, HALF_STREAM, optionally
+ * HALF_STORE2 and HALF_STREAM2,
  * HALF_TO_F32, HALF_FROM_F32 (simd_typed_body.h's H_* meanings) and
  * HALF_NAME(name, form), the kernel's name for form "" or "_cos16"; this
  * file #undefs them at its end.
@@ -19,8 +20,12 @@
 #define H_T uint16_t
 #define H_LOAD HALF_LOAD
 #define H_STORE HALF_STORE
+#define H_STREAM HALF_STREAM
 #ifdef HALF_STORE2
 #define H_STORE2 HALF_STORE2
+#endif
+#ifdef HALF_STREAM2
+#define H_STREAM2 HALF_STREAM2
 #endif
 #define H_TO_F32 HALF_TO_F32
 #define H_FROM_F32 HALF_FROM_F32
@@ -30,8 +35,12 @@
 #define H_T uint16_t
 #define H_LOAD HALF_LOAD
 #define H_STORE HALF_STORE
+#define H_STREAM HALF_STREAM
 #ifdef HALF_STORE2
 #define H_STORE2 HALF_STORE2
+#endif
+#ifdef HALF_STREAM2
+#define H_STREAM2 HALF_STREAM2
 #endif
 #define H_TO_F32 HALF_TO_F32
 #define H_FROM_F32 HALF_FROM_F32
@@ -42,6 +51,8 @@
 #undef HALF_LOAD
 #undef HALF_STORE
 #undef HALF_STORE2
+#undef HALF_STREAM
+#undef HALF_STREAM2
 #undef HALF_TO_F32
 #undef HALF_FROM_F32
 #undef HALF_NAME

@@ -84,6 +84,14 @@ typedef struct {
      * and the pool's join. NULL where an ISA has none (scalar). */
     void (*stream_copy)(size_t bytes, const void* src, void* dst);
     void (*stream_fence)(void);
+    /* The gradients of modes 0-2 again, writing dx with non-temporal stores
+     * (the caller issues stream_fence): dx, and the first element of every
+     * half (half mode), quarter (quarter mode) or row (interleave) must sit
+     * on a 64-byte boundary, so that every store is a whole aligned vector.
+     * NULL where an ISA has none (scalar, interleave-half). */
+    emu_rope_grad_fn grad_nt[EMU_ROPE_MODES];
+    emu_rope_grad_h_fn grad_h_nt[2][EMU_ROPE_MODES];
+    emu_rope_grad_h16_fn grad_h16_nt[2][EMU_ROPE_MODES];
 } emu_rope_kernels;
 
 /* Best implementation whose level is <= isa (pass emu_isa_active()). Never NULL. */
@@ -113,7 +121,9 @@ const emu_rope_kernels* emu_rope_select(emu_isa isa);
                                           uint16_t*);                                                          \
     void emu_##t##_rope_quarter__##isa(size_t, size_t, const uint16_t*, const float*, const float*, uint16_t*); \
     EMU_ROPE_DECLARE_H_GRAD(t, , isa, float)                                                                   \
-    EMU_ROPE_DECLARE_H_GRAD(t, _cos16, isa, uint16_t)
+    EMU_ROPE_DECLARE_H_GRAD(t, _cos16, isa, uint16_t)                                                          \
+    EMU_ROPE_DECLARE_H_GRAD(t, _nt, isa, float)                                                                \
+    EMU_ROPE_DECLARE_H_GRAD(t, _nt_cos16, isa, uint16_t)
 #define EMU_ROPE_DECLARE_H_GRAD(t, form, isa, table)                                                           \
     void emu_##t##_rope_half_grad##form##__##isa(size_t, size_t, const uint16_t*, const uint16_t*,             \
                                                  const table*, const table*, uint16_t*, float*, float*);       \
@@ -135,6 +145,18 @@ void emu_rope_stream_fence__avx512(void);
 EMU_ROPE_DECLARE(scalar)
 EMU_ROPE_DECLARE(avx2)
 EMU_ROPE_DECLARE(avx512)
+
+/* fp32 gradients with non-temporal dx stores (SIMD levels). */
+#define EMU_ROPE_DECLARE_NT(isa)                                                                               \
+    void emu_f32_rope_half_grad_nt__##isa(size_t, size_t, const float*, const float*, const float*,           \
+                                          const float*, float*, float*, float*);                              \
+    void emu_f32_rope_interleave_grad_nt__##isa(size_t, size_t, const float*, const float*, const float*,     \
+                                                const float*, float*, float*, float*);                        \
+    void emu_f32_rope_quarter_grad_nt__##isa(size_t, size_t, const float*, const float*, const float*,        \
+                                             const float*, float*, float*, float*);
+
+EMU_ROPE_DECLARE_NT(avx2)
+EMU_ROPE_DECLARE_NT(avx512)
 
 #ifdef __cplusplus
 }

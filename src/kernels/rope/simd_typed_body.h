@@ -7,10 +7,12 @@
  *                  are always fp32; cos and sin too, unless H_COS16),
  *   H_LOAD(p)      VW elements at p as fp32 (exact),
  *   H_STORE(p, v)  v stored as VW elements at p (round to nearest even),
+ *   H_STREAM(p, v) the same with a non-temporal store (p aligned to its size),
  *   H_TO_F32 / H_FROM_F32  the same conversions for one value,
  *   H_NAME(name)   the kernel's name for this type and ISA,
  *   H_STORE2(p, v0, v1)  optional: v0 then v1 stored as 2*VW elements at p
  *                  (default: two H_STOREs; bf16 packs both into one store),
+ *   H_STREAM2(p, v0, v1)  optional: the same, non-temporal,
  *   H_COS16        optional: cos and sin are H_T rows too, converted as
  *                  they are loaded, and only the gradients are emitted
  *                  (see half_instances.h for when each form is used).
@@ -38,6 +40,13 @@
 #define H_STORE2(p, v0, v1) (H_STORE((p), (v0)), H_STORE((p) + VW, (v1)))
 #define H_STORE2_DEFAULTED
 #endif
+#ifndef H_STREAM2
+#define H_STREAM2(p, v0, v1) (H_STREAM((p), (v0)), H_STREAM((p) + VW, (v1)))
+#define H_STREAM2_DEFAULTED
+#endif
+/* dx stores: non-temporal where `nt`, a constant at every call site. */
+#define H_PUT(nt, p, v) ((nt) ? H_STREAM((p), (v)) : H_STORE((p), (v)))
+#define H_PUT2(nt, p, v0, v1) ((nt) ? H_STREAM2((p), (v0), (v1)) : H_STORE2((p), (v0), (v1)))
 
 /* A pair's tail in fp32 through the scalar helper: gather, compute, scatter. */
 static inline void H_NAME(pair_grad_tail)(const H_T* dy, const H_T* x, const C_T* cos, const C_T* sin,
@@ -109,22 +118,23 @@ static inline __attribute__((always_inline)) void H_NAME(grad_vec)(size_t a, siz
 static inline __attribute__((always_inline)) void H_NAME(row_grad)(size_t base, size_t off, size_t n, const H_T* g,
                                                                    const H_T* xr, const C_T* cos,
                                                                    const C_T* sin, H_T* o, float* acc_cos,
-                                                                   float* acc_sin, const bool with_x) {
+                                                                   float* acc_sin, const bool with_x,
+                                                                   const bool nt) {
     size_t j = 0;
     for (; j + 2 * VW <= n; j += 2 * VW) {
         const size_t a = base + j, b = a + off;
         VEC lo1, hi1, lo2, hi2;
         H_NAME(grad_vec)(a, b, g, xr, cos, sin, &lo1, &hi1, acc_cos, acc_sin, with_x);
         H_NAME(grad_vec)(a + VW, b + VW, g, xr, cos, sin, &lo2, &hi2, acc_cos, acc_sin, with_x);
-        H_STORE2(o + a, lo1, lo2);
-        H_STORE2(o + b, hi1, hi2);
+        H_PUT2(nt, o + a, lo1, lo2);
+        H_PUT2(nt, o + b, hi1, hi2);
     }
     for (; j + VW <= n; j += VW) {
         const size_t a = base + j, b = a + off;
         VEC lo, hi;
         H_NAME(grad_vec)(a, b, g, xr, cos, sin, &lo, &hi, acc_cos, acc_sin, with_x);
-        H_STORE(o + a, lo);
-        H_STORE(o + b, hi);
+        H_PUT(nt, o + a, lo);
+        H_PUT(nt, o + b, hi);
     }
     for (; j < n; ++j) {
         H_NAME(pair_grad_tail)(g, with_x ? xr : NULL, cos, sin, o, acc_cos, acc_sin, base + j, base + off + j);
@@ -141,13 +151,13 @@ static inline __attribute__((always_inline)) void H_NAME(rows_grad)(size_t rows,
                                                                     const H_T* x, const C_T* cos,
                                                                     const C_T* sin, H_T* dx, float* acc_cos,
                                                                     float* acc_sin, const bool with_x,
-                                                                    const bool quarter) {
+                                                                    const bool quarter, const bool nt) {
     const size_t n = quarter ? d / 4 : d / 2;
     for (size_t r = 0; r < rows; ++r) {
         const H_T* xr = with_x ? x + r * d : NULL;
-        H_NAME(row_grad)(0, n, n, dy + r * d, xr, cos, sin, dx + r * d, acc_cos, acc_sin, with_x);
+        H_NAME(row_grad)(0, n, n, dy + r * d, xr, cos, sin, dx + r * d, acc_cos, acc_sin, with_x, nt);
         if (quarter) {
-            H_NAME(row_grad)(d / 2, n, n, dy + r * d, xr, cos, sin, dx + r * d, acc_cos, acc_sin, with_x);
+            H_NAME(row_grad)(d / 2, n, n, dy + r * d, xr, cos, sin, dx + r * d, acc_cos, acc_sin, with_x, nt);
         }
     }
 }
@@ -178,23 +188,24 @@ void H_NAME(rope_interleave)(size_t rows, size_t d, const H_T* x, const C_T* cos
 
 #endif
 
-void H_NAME(rope_half_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const C_T* cos,
-                            const C_T* sin, H_T* dx, float* acc_cos, float* acc_sin) {
-    if (x == NULL) {
-        H_NAME(rows_grad)(rows, d, dy, NULL, cos, sin, dx, NULL, NULL, false, false);
-    } else {
-        H_NAME(rows_grad)(rows, d, dy, x, cos, sin, dx, acc_cos, acc_sin, true, false);
+/* The exported gradients: dx with plain stores, or with non-temporal ones
+ * ("_nt": dx and the first element of every half, quarter or row must sit
+ * on a 64-byte boundary, and every run be whole vectors; the op layer
+ * checks). The x == NULL split lets the compiler drop the accumulators. */
+#define H_ROWS_GRAD_ENTRY(name, quarter, nt)                                                                   \
+    void H_NAME(name)(size_t rows, size_t d, const H_T* dy, const H_T* x, const C_T* cos, const C_T* sin,      \
+                      H_T* dx, float* acc_cos, float* acc_sin) {                                               \
+        if (x == NULL) {                                                                                       \
+            H_NAME(rows_grad)(rows, d, dy, NULL, cos, sin, dx, NULL, NULL, false, quarter, nt);                \
+        } else {                                                                                               \
+            H_NAME(rows_grad)(rows, d, dy, x, cos, sin, dx, acc_cos, acc_sin, true, quarter, nt);              \
+        }                                                                                                      \
     }
-}
-
-void H_NAME(rope_quarter_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const C_T* cos,
-                               const C_T* sin, H_T* dx, float* acc_cos, float* acc_sin) {
-    if (x == NULL) {
-        H_NAME(rows_grad)(rows, d, dy, NULL, cos, sin, dx, NULL, NULL, false, true);
-    } else {
-        H_NAME(rows_grad)(rows, d, dy, x, cos, sin, dx, acc_cos, acc_sin, true, true);
-    }
-}
+H_ROWS_GRAD_ENTRY(rope_half_grad, false, false)
+H_ROWS_GRAD_ENTRY(rope_quarter_grad, true, false)
+H_ROWS_GRAD_ENTRY(rope_half_grad_nt, false, true)
+H_ROWS_GRAD_ENTRY(rope_quarter_grad_nt, true, true)
+#undef H_ROWS_GRAD_ENTRY
 
 /* Interleave-mode dx of the VW elements at e of one row and, with x, their
  * accumulator updates. */
@@ -216,7 +227,8 @@ static inline __attribute__((always_inline)) void H_NAME(rows_interleave_grad)(s
                                                                                const H_T* dy, const H_T* x,
                                                                                const C_T* cos, const C_T* sin,
                                                                                H_T* dx, float* acc_cos,
-                                                                               float* acc_sin, const bool with_x) {
+                                                                               float* acc_sin, const bool with_x,
+                                                                               const bool nt) {
     for (size_t r = 0; r < rows; ++r) {
         const H_T *g = dy + r * d, *xr = with_x ? x + r * d : NULL;
         H_T* o = dx + r * d;
@@ -224,23 +236,27 @@ static inline __attribute__((always_inline)) void H_NAME(rows_interleave_grad)(s
         for (; e + 2 * VW <= d; e += 2 * VW) {
             const VEC lo = H_NAME(interleave_vec)(e, g, xr, cos, sin, acc_cos, acc_sin, with_x);
             const VEC hi = H_NAME(interleave_vec)(e + VW, g, xr, cos, sin, acc_cos, acc_sin, with_x);
-            H_STORE2(o + e, lo, hi);
+            H_PUT2(nt, o + e, lo, hi);
         }
         for (; e + VW <= d; e += VW) {
-            H_STORE(o + e, H_NAME(interleave_vec)(e, g, xr, cos, sin, acc_cos, acc_sin, with_x));
+            H_PUT(nt, o + e, H_NAME(interleave_vec)(e, g, xr, cos, sin, acc_cos, acc_sin, with_x));
         }
         for (; e < d; e += 2) H_NAME(pair_grad_tail)(g, xr, cos, sin, o, acc_cos, acc_sin, e, e + 1);
     }
 }
 
-void H_NAME(rope_interleave_grad)(size_t rows, size_t d, const H_T* dy, const H_T* x, const C_T* cos,
-                                  const C_T* sin, H_T* dx, float* acc_cos, float* acc_sin) {
-    if (x == NULL) {
-        H_NAME(rows_interleave_grad)(rows, d, dy, NULL, cos, sin, dx, NULL, NULL, false);
-    } else {
-        H_NAME(rows_interleave_grad)(rows, d, dy, x, cos, sin, dx, acc_cos, acc_sin, true);
+#define H_INTERLEAVE_GRAD_ENTRY(name, nt)                                                                       \
+    void H_NAME(name)(size_t rows, size_t d, const H_T* dy, const H_T* x, const C_T* cos, const C_T* sin,      \
+                      H_T* dx, float* acc_cos, float* acc_sin) {                                               \
+        if (x == NULL) {                                                                                       \
+            H_NAME(rows_interleave_grad)(rows, d, dy, NULL, cos, sin, dx, NULL, NULL, false, nt);              \
+        } else {                                                                                               \
+            H_NAME(rows_interleave_grad)(rows, d, dy, x, cos, sin, dx, acc_cos, acc_sin, true, nt);            \
+        }                                                                                                      \
     }
-}
+H_INTERLEAVE_GRAD_ENTRY(rope_interleave_grad, false)
+H_INTERLEAVE_GRAD_ENTRY(rope_interleave_grad_nt, true)
+#undef H_INTERLEAVE_GRAD_ENTRY
 
 /* The parameters are consumed here, so the next type can define its own. */
 #undef C_T
@@ -249,6 +265,11 @@ void H_NAME(rope_interleave_grad)(size_t rows, size_t d, const H_T* dy, const H_
 #undef H_COS16
 #undef H_STORE2
 #undef H_STORE2_DEFAULTED
+#undef H_STREAM
+#undef H_STREAM2
+#undef H_STREAM2_DEFAULTED
+#undef H_PUT
+#undef H_PUT2
 #undef H_T
 #undef H_LOAD
 #undef H_STORE

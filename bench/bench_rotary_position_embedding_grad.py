@@ -13,7 +13,8 @@ For each case it interleaves, repetition by repetition:
   pthreads, the library's thread count), compiled with cffi (as
   bench_silu_backward.py does);
 * ``aclnn_emu C``: phase 1 + phase 2 of aclnnRotaryPositionEmbeddingGrad
-  through the raw binding on preallocated (pre-faulted) buffers;
+  through the raw binding on device buffers from aclrtMalloc, as a CANN
+  program allocates them (64-byte aligned, pre-faulted by the copy in);
 * ``aclnn_emu py``: ``rotary_mul_backward`` (the numpy layer, which
   allocates its outputs, as a user calls it);
 * when ``import torch`` works: PyTorch eager autograd of the same forward
@@ -76,12 +77,29 @@ def fill(arr, seed):
         flat[at:at + n] = block[:n]
 
 
-def tensor(arr, code):
-    dims = ffi.new("int64_t[]", arr.shape)
-    t = lib.aclCreateTensor(dims, arr.ndim, code, ffi.NULL, 0, lib.ACL_FORMAT_ND, dims, arr.ndim,
-                            ffi.from_buffer(arr))
-    assert t != ffi.NULL
-    return t
+class Device:
+    """A device copy of a host array (aclrtMalloc + aclrtMemcpy) and its contiguous aclTensor."""
+
+    def __init__(self, arr, code):
+        self.arr = arr
+        p = ffi.new("void **")
+        assert lib.aclrtMalloc(p, arr.nbytes, 0) == 0, ffi.string(lib.aclGetRecentErrMsg())
+        self.ptr = p[0]
+        assert lib.aclrtMemcpy(self.ptr, arr.nbytes, ffi.from_buffer(arr), arr.nbytes, 1) == 0
+        dims = ffi.new("int64_t[]", arr.shape)
+        self.tensor = lib.aclCreateTensor(dims, arr.ndim, code, ffi.NULL, 0, lib.ACL_FORMAT_ND, dims, arr.ndim,
+                                          self.ptr)
+        assert self.tensor != ffi.NULL
+
+    def read(self):
+        """The device contents, copied back into the host array."""
+        dst = ffi.from_buffer(self.arr, require_writable=True)
+        assert lib.aclrtMemcpy(dst, self.arr.nbytes, self.ptr, self.arr.nbytes, 2) == 0
+        return self.arr
+
+    def close(self):
+        lib.aclDestroyTensor(self.tensor)
+        lib.aclrtFree(self.ptr)
 
 
 def check(dy, x, r1, r2, dx, dr1, dr2, mode, tol):
@@ -144,8 +162,8 @@ def run_case(args, probe, threads, torch, key, dname, with_dr):
     item = dt.itemsize
     useful = (2 * dy.size + 2 * r1.size) * item + ((dy.size + 2 * r1.size) * item if with_dr else 0)
     code = ACL[dname]
-    handles = [tensor(a, code) for a in (dy, r1, r2, x, dx, dr1, dr2)]
-    hdy, h1, h2, hx, hdx, hd1, hd2 = handles
+    devices = [Device(a, code) for a in (dy, r1, r2, x, dx, dr1, dr2)]
+    hdy, h1, h2, hx, hdx, hd1, hd2 = (dev.tensor for dev in devices)
     ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
 
     def c_call():
@@ -163,6 +181,7 @@ def run_case(args, probe, threads, torch, key, dname, with_dr):
         contenders.append(("torch autograd", torch_contender(torch, mode, dy, x, r1, r2, with_dr)))
     c_call()
     kernel = aclnn_emu.last_kernel()
+    dx, dr1, dr2 = (dev.read() for dev in devices[4:])
     ok, err = check(dy, x if with_dr else None, r1, r2, dx, dr1, dr2, mode, TOLERANCE[dname])
     times = {name: [] for name, _ in contenders}
     copy, triad = [], []
@@ -176,8 +195,8 @@ def run_case(args, probe, threads, torch, key, dname, with_dr):
             times[name].append(timed(fn))
         triad.append(probe.run(Probe.TRIAD, threads))
     others, steal = _load_between(load0, _load_now())
-    for h in handles:
-        lib.aclDestroyTensor(h)
+    for dev in devices:
+        dev.close()
     med = {k: median(v) for k, v in times.items()}
     return {"label": label, "shape": xs, "dtype": dname, "dr": with_dr, "useful": useful, "ok": ok, "err": err,
             "ms": {k: 1e3 * v for k, v in med.items()}, "gbs": {k: useful / v / 1e9 for k, v in med.items()},
@@ -195,7 +214,6 @@ def main(argv=None):
     p.add_argument("--no-torch", action="store_true")
     args = p.parse_args(argv)
     aclnn_emu.set_num_threads(args.threads)
-    lib.aclnnEmuSetHostMemoryAllowed(1)  # the C contender hands numpy buffers straight in
     threads = aclnn_emu.get_num_threads()
     torch, torch_note = import_torch(not args.no_torch)
     if torch is not None:
@@ -204,8 +222,8 @@ def main(argv=None):
     print("# aclnnRotaryPositionEmbeddingGrad benchmark: %s, %d thread(s), isa %s, torch %s, probe %s" % (
         platform.machine(), threads, aclnn_emu.get_isa(), torch_note, probe.how if probe.available else "none"))
     print("| case | shape | dtype | dr | C ms | C GB/s | % copy | % triad | py ms | torch ms | C vs torch | "
-          "check | other load |")
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+          "check | other load | kernel |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|")
     failures = 0
     for key in args.cases.split(","):
         for dname in args.dtypes.split(","):
@@ -214,11 +232,10 @@ def main(argv=None):
                 failures += not r["ok"]
                 c_ms, c_gbs = r["ms"]["aclnn_emu C"], r["gbs"]["aclnn_emu C"]
                 t_ms = r["ms"].get("torch autograd", float("nan"))
-                print("| %s | %s | %s | %s | %.2f | %.1f | %.0f%% | %.0f%% | %.2f | %.1f | %.1fx | %s %.1e | %.2f |" % (
+                print("| %s | %s | %s | %s | %.2f | %.1f | %.0f%% | %.0f%% | %.2f | %.1f | %.1fx | %s %.1e | %.2f | %s |" % (
                     r["label"], "x".join(map(str, r["shape"])), dname, "yes" if r["dr"] else "no", c_ms, c_gbs,
                     100 * c_gbs / r["copy"], 100 * c_gbs / r["triad"], r["ms"]["aclnn_emu py"], t_ms,
-                    t_ms / c_ms, "ok" if r["ok"] else "FAIL", r["err"], r["others"]), flush=True)
-    print("# kernel of the last case: %s" % aclnn_emu.last_kernel())
+                    t_ms / c_ms, "ok" if r["ok"] else "FAIL", r["err"], r["others"], r["kernel"]), flush=True)
     probe.close()
     return 1 if failures else 0
 

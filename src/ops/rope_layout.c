@@ -682,9 +682,10 @@ static const char *kernel_name(const rope_ctx *ctx, const emu_rope_kernels *kern
 
 /* Where dx and every run of pairs start on a 64-byte boundary, the
  * gradient kernels store dx with non-temporal stores themselves: no pass
- * through an L1 buffer and no extra copy (4-18% faster than that route in
- * a kernel-level harness on Zen 4). aclrtMalloc's memory qualifies;
- * numpy's 16-byte-aligned arrays take the copy route. */
+ * through an L1 buffer and no extra copy (4-39% faster than that route on
+ * the benchmark shapes, Zen 4). aclrtMalloc's memory qualifies; numpy's
+ * 16-byte-aligned arrays take the copy route. Decided at each launch: a
+ * repeatable executor's output address may change between launches. */
 static void use_direct_stores(rope_ctx *ctx, const emu_rope_kernels *kernels)
 {
     const rope_plan *p = ctx->plan;

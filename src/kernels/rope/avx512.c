@@ -1,5 +1,6 @@
 /* AVX-512 RoPE kernels: 16 lanes, the bodies of simd_body.h. */
 #include <immintrin.h>
+#include <stdbool.h>
 
 #define VEC __m512
 #define VW 16
@@ -65,21 +66,34 @@ static inline void bf16_stream16(uint16_t* p, __m512 v) {
     _mm256_stream_si256((__m256i*)p, _mm512_cvtepi32_epi16(bf16_round16(v)));
 }
 
-/* 32 values for one store: one pack and one lane fix-up instead of two
- * narrowing moves, and one test for NaNs in either vector instead of a
- * select per vector, as bf16_pack16 of avx2.c does. */
+/* RNE to bf16 in the high 16 bits of each lane (the low bits are garbage):
+ * bf16_round16_numbers without its final shift, NaNs quieted in place. */
+static inline __m512i bf16_round16_high(__m512 v, const bool may_be_nan) {
+    const __m512i x = _mm512_castps_si512(v);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+    const __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(x, lsb), _mm512_set1_epi32(0x7FFF));
+    if (!may_be_nan) return rounded;
+    const __m512i quiet_nan = _mm512_or_si512(x, _mm512_set1_epi32(0x00400000));
+    return _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), rounded, quiet_nan);
+}
+
+/* 32 values for one store: the high halves of both vectors gathered by one
+ * two-source word permutation (instead of two shifts, a pack and a lane
+ * fix-up), and one test for NaNs in either vector instead of a select per
+ * vector, as bf16_pack16 of avx2.c does. */
 static inline __m512i bf16_pack32(__m512 v0, __m512 v1) {
     __m512i r0, r1;
     if (__builtin_expect(_mm512_cmp_ps_mask(v0, v1, _CMP_UNORD_Q) != 0, 0)) {
-        r0 = bf16_round16(v0);
-        r1 = bf16_round16(v1);
+        r0 = bf16_round16_high(v0, true);
+        r1 = bf16_round16_high(v1, true);
     } else {
-        r0 = bf16_round16_numbers(_mm512_castps_si512(v0));
-        r1 = bf16_round16_numbers(_mm512_castps_si512(v1));
+        r0 = bf16_round16_high(v0, false);
+        r1 = bf16_round16_high(v1, false);
     }
-    /* packus works per 128-bit lane: its 64-bit groups alternate v0's and v1's. */
-    const __m512i packed = _mm512_packus_epi32(r0, r1);
-    return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), packed);
+    /* word i of the result: word 2i + 1 of r0 (i < 16) or of r1 (index bit 5). */
+    const __m512i odd_words = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31,
+                                               29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    return _mm512_permutex2var_epi16(r0, odd_words, r1);
 }
 
 static inline void bf16_store32(uint16_t* p, __m512 v0, __m512 v1) {

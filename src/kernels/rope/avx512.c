@@ -40,7 +40,11 @@ static inline void f16_stream16(uint16_t* p, __m512 v) {
 }
 
 static inline __m512 bf16_load16(const uint16_t* p) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)p)), 16));
+    /* word i to word 2i + 1, the even words zeroed: one permutation instead of a widening move and a shift. */
+    const __m512i to_high = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4,
+                                             0, 3, 0, 2, 0, 1, 0, 0, 0);
+    const __m512i v = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i*)p));
+    return _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, to_high, v));
 }
 
 /* RNE to bf16 in the low 16 bits of each lane, for lanes that are not NaN. */

@@ -30,22 +30,11 @@
 #define H_TO_F32 HALF_TO_F32
 #define H_FROM_F32 HALF_FROM_F32
 #define H_NAME(name) HALF_NAME(name, )
+#define H_KEEP_PARAMS
 #include "kernels/rope/simd_typed_body.h"
 
-#define H_T uint16_t
-#define H_LOAD HALF_LOAD
-#define H_STORE HALF_STORE
-#define H_STREAM HALF_STREAM
-#ifdef HALF_STORE2
-#define H_STORE2 HALF_STORE2
-#endif
-#ifdef HALF_STREAM2
-#define H_STREAM2 HALF_STREAM2
-#endif
-#define H_TO_F32 HALF_TO_F32
-#define H_FROM_F32 HALF_FROM_F32
-#define H_COS16
 #define H_NAME(name) HALF_NAME(name, _cos16)
+#define H_COS16
 #include "kernels/rope/simd_typed_body.h"
 
 #undef HALF_LOAD

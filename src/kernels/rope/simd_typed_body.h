@@ -15,8 +15,10 @@
  *   H_STREAM2(p, v0, v1)  optional: the same, non-temporal,
  *   H_COS16        optional: cos and sin are H_T rows too, converted as
  *                  they are loaded, and only the gradients are emitted
- *                  (see half_instances.h for when each form is used).
- * This file #undefs all of them at its end.
+ *                  (see half_instances.h for when each form is used),
+ *   H_KEEP_PARAMS  optional: keep the parameters above (all but H_NAME and
+ *                  H_COS16) defined for the next inclusion.
+ * This file #undefs them at its end (see H_KEEP_PARAMS).
  * The conversions are kernels/convert's, bit for bit, and every operation
  * mirrors algo.h's pair helpers (fmaf there), so results equal the scalar
  * kernels' widen / compute / narrow bit for bit. A negated operand is a
@@ -258,21 +260,28 @@ H_INTERLEAVE_GRAD_ENTRY(rope_interleave_grad, false)
 H_INTERLEAVE_GRAD_ENTRY(rope_interleave_grad_nt, true)
 #undef H_INTERLEAVE_GRAD_ENTRY
 
-/* The parameters are consumed here, so the next type can define its own. */
+/* This file's own helpers go; the includer's parameters are consumed too,
+ * so the next type can define its own, unless H_KEEP_PARAMS asks to keep
+ * them for another form of the same type (H_NAME is always the includer's
+ * to redefine). */
 #undef C_T
 #undef C_LOAD
 #undef C_TO_F32
 #undef H_COS16
+#undef H_PUT
+#undef H_PUT2
+#undef H_NAME
+#ifdef H_KEEP_PARAMS
+#undef H_KEEP_PARAMS
+#else
 #undef H_STORE2
 #undef H_STORE2_DEFAULTED
 #undef H_STREAM
 #undef H_STREAM2
 #undef H_STREAM2_DEFAULTED
-#undef H_PUT
-#undef H_PUT2
 #undef H_T
 #undef H_LOAD
 #undef H_STORE
 #undef H_TO_F32
 #undef H_FROM_F32
-#undef H_NAME
+#endif

@@ -26,6 +26,12 @@ def expect(code, rc, *words):
     return msg
 
 
+def kernel_level(isa):
+    """The level in the names of the kernels an operator runs at ``isa``: avx512_bf16 has kernels of its
+    own only for RoPE's bf16 rows; everything else runs the AVX-512 kernels there."""
+    return "avx512" if isa == "avx512_bf16" else isa
+
+
 def last_kernel():
     """The name of the kernel the calling thread's last phase 2 ran."""
     return ffi.string(lib.aclnnEmuGetLastKernel()).decode()

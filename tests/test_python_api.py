@@ -15,7 +15,7 @@ from reference import assert_precision, np_dtype, silu_backward_ref, silu_ref, t
 
 FLOATS = ["float32", "float16", "bfloat16"]
 SIZES = [1, 15, 16, 17, 63, 64, 65, 1000, 4097]
-ISA_RANK = {"scalar": 0, "avx2": 1, "avx512": 2}
+ISA_RANK = {"scalar": 0, "avx2": 1, "avx512": 2, "avx512_bf16": 3}
 X0 = -1.2784645427610737  # the zero of d silu / dx: relative error is ill-conditioned next to it
 
 
@@ -39,7 +39,7 @@ def bits(a):
 def kernel_isa_ok(cap):
     """The kernel the last launch ran is at most ``cap`` (when its name says its level)."""
     name = aclnn_emu.last_kernel()
-    m = re.search(r"__(scalar|avx2|avx512)", name)
+    m = re.search(r"__(scalar|avx2|avx512_bf16|avx512)", name)
     return m is None or ISA_RANK[m.group(1)] <= ISA_RANK[cap]
 
 

@@ -9,7 +9,8 @@
  * chosen when phase 2 runs).
  *
  * Environment variables read once, at the first use of the library:
- *  - ACLNN_EMU_ISA=scalar|avx2|avx512   cap the SIMD level (default: best available);
+ *  - ACLNN_EMU_ISA=scalar|avx2|avx512|avx512_bf16
+ *                                       cap the SIMD level (default: best available);
  *  - ACLNN_EMU_NUM_THREADS=N            worker threads (default: all usable cores);
  *  - ACLNN_EMU_SOC=Ascend910B|Ascend910_93|Ascend910|Ascend950
  *                                       emulated product (default Ascend910B);
@@ -57,7 +58,9 @@ ACL_FUNC_VISIBILITY const char *aclnnEmuVersion(void);
 typedef enum aclnnEmuIsa {
     ACLNN_EMU_ISA_SCALAR = 0, /**< portable C, any CPU */
     ACLNN_EMU_ISA_AVX2 = 1,   /**< x86-64 AVX2 + FMA + F16C */
-    ACLNN_EMU_ISA_AVX512 = 2  /**< x86-64 AVX-512 F/BW/VL/DQ */
+    ACLNN_EMU_ISA_AVX512 = 2, /**< x86-64 AVX-512 F/BW/VL/DQ */
+    ACLNN_EMU_ISA_AVX512_BF16 = 3 /**< and AVX512_BF16 (bf16 conversions; operators
+                                       without kernels for it run their AVX-512 ones) */
 } aclnnEmuIsa;
 
 /** The best level this CPU and OS support. */
@@ -74,7 +77,7 @@ ACL_FUNC_VISIBILITY aclnnEmuIsa aclnnEmuGetIsa(void);
  */
 ACL_FUNC_VISIBILITY aclError aclnnEmuSetIsaCap(aclnnEmuIsa cap);
 
-/** "scalar", "avx2" or "avx512"; "unknown" for other values. */
+/** "scalar", "avx2", "avx512" or "avx512_bf16"; "unknown" for other values. */
 ACL_FUNC_VISIBILITY const char *aclnnEmuIsaName(aclnnEmuIsa isa);
 
 /**

@@ -433,7 +433,8 @@ const char *aclnnEmuVersion(void);
 typedef enum aclnnEmuIsa {
     ACLNN_EMU_ISA_SCALAR = 0,
     ACLNN_EMU_ISA_AVX2 = 1,
-    ACLNN_EMU_ISA_AVX512 = 2
+    ACLNN_EMU_ISA_AVX512 = 2,
+    ACLNN_EMU_ISA_AVX512_BF16 = 3
 } aclnnEmuIsa;
 aclnnEmuIsa aclnnEmuGetDetectedIsa(void);
 aclnnEmuIsa aclnnEmuGetIsa(void);

@@ -37,7 +37,7 @@ def invalidate_plans():
 
 
 #: ISA level names in increasing order; the index is the ``aclnnEmuIsa`` value.
-ISA_NAMES = ("scalar", "avx2", "avx512")
+ISA_NAMES = ("scalar", "avx2", "avx512", "avx512_bf16")
 
 
 class _RuntimeHandle:
@@ -208,7 +208,7 @@ def _isa_name(value):
 
 
 def set_isa_cap(name_or_enum):
-    """Cap the SIMD level kernels may use: ``"scalar"``, ``"avx2"``, ``"avx512"`` or an ``ACLNN_EMU_ISA_*`` value.
+    """Cap the SIMD level kernels may use: a name of :data:`ISA_NAMES` or an ``ACLNN_EMU_ISA_*`` value.
 
     A cap above the detected level means "the best available". Overrides the
     ``ACLNN_EMU_ISA`` environment variable; process wide.

@@ -306,9 +306,10 @@ aclnnEmuIsa aclnnEmuGetIsa(void)
 
 aclError aclnnEmuSetIsaCap(aclnnEmuIsa cap)
 {
-    if ((int)cap < (int)ACLNN_EMU_ISA_SCALAR || (int)cap > (int)ACLNN_EMU_ISA_AVX512) {
+    if ((int)cap < (int)ACLNN_EMU_ISA_SCALAR || (int)cap > (int)ACLNN_EMU_ISA_AVX512_BF16) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "aclnnEmuSetIsaCap: cap is %d; expected ACLNN_EMU_ISA_SCALAR (0), "
-                                                 "ACLNN_EMU_ISA_AVX2 (1) or ACLNN_EMU_ISA_AVX512 (2).", (int)cap);
+                                                 "ACLNN_EMU_ISA_AVX2 (1), ACLNN_EMU_ISA_AVX512 (2) or "
+                                                 "ACLNN_EMU_ISA_AVX512_BF16 (3).", (int)cap);
     }
     emu_isa_set_cap((emu_isa)cap);
     return ACL_SUCCESS;
@@ -316,7 +317,7 @@ aclError aclnnEmuSetIsaCap(aclnnEmuIsa cap)
 
 const char *aclnnEmuIsaName(aclnnEmuIsa isa)
 {
-    if ((int)isa < (int)ACLNN_EMU_ISA_SCALAR || (int)isa > (int)ACLNN_EMU_ISA_AVX512) {
+    if ((int)isa < (int)ACLNN_EMU_ISA_SCALAR || (int)isa > (int)ACLNN_EMU_ISA_AVX512_BF16) {
         return "unknown";
     }
     return emu_isa_name((emu_isa)isa);

@@ -38,8 +38,13 @@ static emu_isa detect_x86(void) {
     const int f = (b >> 16) & 1, dq = (b >> 17) & 1;
     const int bw = (b >> 30) & 1, vl = (b >> 31) & 1;
     /* opmask, upper ZMM0-15, ZMM16-31 state */
-    if (f && dq && bw && vl && (xcr0 & 0xE0) == 0xE0) return EMU_ISA_AVX512;
-    return EMU_ISA_AVX2;
+    if (!(f && dq && bw && vl && (xcr0 & 0xE0) == 0xE0)) return EMU_ISA_AVX2;
+    const unsigned int max_subleaf = a;
+    if (max_subleaf >= 1) {
+        __cpuid_count(7, 1, a, b, c, d);
+        if ((a >> 5) & 1) return EMU_ISA_AVX512_BF16;
+    }
+    return EMU_ISA_AVX512;
 }
 #endif
 
@@ -60,7 +65,7 @@ static int load_cap(void) {
     int v = atomic_load(&g_cap);
     if (v >= 0) return v;
 
-    int from_env = (int)EMU_ISA_AVX512; /* no cap */
+    int from_env = (int)EMU_ISA_MAX; /* no cap */
     int bad = 0;
     const char* s = getenv("ACLNN_EMU_ISA");
     if (s && *s) {
@@ -75,7 +80,7 @@ static int load_cap(void) {
         if (bad)
             fprintf(stderr,
                     "aclnn_emu: ignoring unknown ACLNN_EMU_ISA=\"%s\" "
-                    "(expected scalar, avx2 or avx512)\n", s);
+                    "(expected scalar, avx2, avx512 or avx512_bf16)\n", s);
         return from_env;
     }
     return expected;
@@ -86,7 +91,7 @@ emu_isa emu_isa_get_cap(void) { return (emu_isa)load_cap(); }
 void emu_isa_set_cap(emu_isa cap) {
     int v = (int)cap;
     if (v < (int)EMU_ISA_SCALAR) v = (int)EMU_ISA_SCALAR;
-    if (v > (int)EMU_ISA_AVX512) v = (int)EMU_ISA_AVX512;
+    if (v > (int)EMU_ISA_MAX) v = (int)EMU_ISA_MAX;
     atomic_store(&g_cap, v);
 }
 
@@ -101,6 +106,7 @@ const char* emu_isa_name(emu_isa isa) {
         case EMU_ISA_SCALAR: return "scalar";
         case EMU_ISA_AVX2: return "avx2";
         case EMU_ISA_AVX512: return "avx512";
+        case EMU_ISA_AVX512_BF16: return "avx512_bf16";
     }
     return "unknown";
 }
@@ -115,7 +121,7 @@ static int ieq(const char* a, const char* b) {
 }
 
 int emu_isa_parse(const char* s, emu_isa* out) {
-    static const emu_isa all[] = {EMU_ISA_SCALAR, EMU_ISA_AVX2, EMU_ISA_AVX512};
+    static const emu_isa all[] = {EMU_ISA_SCALAR, EMU_ISA_AVX2, EMU_ISA_AVX512, EMU_ISA_AVX512_BF16};
     if (!s || !out) return -1;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
         if (ieq(s, emu_isa_name(all[i]))) {

@@ -123,7 +123,10 @@ static void test_isa_api(void) {
     emu_isa v = EMU_ISA_SCALAR;
     int ok = strcmp(emu_isa_name(EMU_ISA_SCALAR), "scalar") == 0 &&
              strcmp(emu_isa_name(EMU_ISA_AVX2), "avx2") == 0 &&
-             strcmp(emu_isa_name(EMU_ISA_AVX512), "avx512") == 0;
+             strcmp(emu_isa_name(EMU_ISA_AVX512), "avx512") == 0 &&
+             strcmp(emu_isa_name(EMU_ISA_AVX512_BF16), "avx512_bf16") == 0 &&
+             strcmp(emu_isa_name((emu_isa)(EMU_ISA_MAX + 1)), "unknown") == 0;
+    ok = ok && emu_isa_parse("AVX512_BF16", &v) == 0 && v == EMU_ISA_AVX512_BF16;
     ok = ok && emu_isa_parse("AVX2", &v) == 0 && v == EMU_ISA_AVX2;
     ok = ok && emu_isa_parse("Scalar", &v) == 0 && v == EMU_ISA_SCALAR;
     ok = ok && emu_isa_parse("avx512", &v) == 0 && v == EMU_ISA_AVX512;
@@ -134,8 +137,10 @@ static void test_isa_api(void) {
     const emu_isa saved = emu_isa_get_cap(), det = emu_isa_detected();
     emu_isa_set_cap(EMU_ISA_SCALAR);
     ok = emu_isa_active() == EMU_ISA_SCALAR && emu_isa_get_cap() == EMU_ISA_SCALAR;
-    emu_isa_set_cap(EMU_ISA_AVX512);
+    emu_isa_set_cap(EMU_ISA_MAX);
     ok = ok && emu_isa_active() == det;
+    emu_isa_set_cap((emu_isa)(EMU_ISA_MAX + 5)); /* clamped */
+    ok = ok && emu_isa_get_cap() == EMU_ISA_MAX;
     emu_isa_set_cap(saved);
     check(ok, "isa: cap semantics (detected=%s, cap from env=%s)", emu_isa_name(det),
           emu_isa_name(saved));
@@ -648,7 +653,17 @@ int main(void) {
     float* in;
     const size_t n = build_f32_inputs(&in);
     test_convert_scalar_helpers(in, n);
-    const emu_isa det = emu_isa_detected();
+    /* The families tested here have no kernels of their own above AVX-512:
+     * there, they select their AVX-512 ones. */
+    const emu_isa det = emu_isa_detected() > EMU_ISA_AVX512 ? EMU_ISA_AVX512 : emu_isa_detected();
+    if (emu_isa_detected() > EMU_ISA_AVX512) {
+        const emu_isa top = emu_isa_detected();
+        check(emu_convert_select(top) == emu_convert_select(EMU_ISA_AVX512) &&
+                  emu_silu_select(top) == emu_silu_select(EMU_ISA_AVX512) &&
+                  emu_moe_select(top) == emu_moe_select(EMU_ISA_AVX512) &&
+                  emu_floyd_select(top) == emu_floyd_select(EMU_ISA_AVX512),
+              "%s selects the AVX-512 kernels of convert, silu, moe and floyd", emu_isa_name(top));
+    }
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_convert_isa((emu_isa)isa, in, n);
     free(in);
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_silu_isa((emu_isa)isa);

@@ -136,6 +136,7 @@ EMU_ROPE_DECLARE_H(f16, avx2)
 EMU_ROPE_DECLARE_H(bf16, avx2)
 EMU_ROPE_DECLARE_H(f16, avx512)
 EMU_ROPE_DECLARE_H(bf16, avx512)
+EMU_ROPE_DECLARE_H(bf16, avx512_bf16)
 
 void emu_rope_stream_copy__avx2(size_t bytes, const void* src, void* dst);
 void emu_rope_stream_copy__avx512(size_t bytes, const void* src, void* dst);

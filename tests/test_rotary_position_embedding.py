@@ -226,6 +226,19 @@ def test_grad_precision(soc, mode, form, dtype):
                      dtype)
 
 
+def at_scalar_level(dy, cos, sin, x, mode):
+    """The reference every SIMD level must match bit for bit: the gradient with x, dx without x and the
+    forward of x, at the scalar level."""
+    previous = aclnn_emu.get_isa()
+    aclnn_emu.set_isa_cap("scalar")
+    try:
+        return (aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode),
+                aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, None, mode)[0],
+                aclnn_emu.rotary_position_embedding(x, cos, sin, mode))
+    finally:
+        aclnn_emu.set_isa_cap(previous)
+
+
 @pytest.mark.parametrize("mode", range(3))
 def test_bf16_denormals_bit_identical_to_scalar(isa, mode):
     """bf16 rows whose results are fp32 denormals keep them, rounded as convert.h rounds any number:
@@ -247,14 +260,7 @@ def test_bf16_denormals_bit_identical_to_scalar(isa, mode):
     got_dx = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, None, mode)[0]
     got_y = aclnn_emu.rotary_position_embedding(x, cos, sin, mode)
     assert np.count_nonzero(got_dx.view(np.uint16) & 0x7F80 == 0) > got_dx.size // 2  # mostly denormal results
-    previous = aclnn_emu.get_isa()
-    aclnn_emu.set_isa_cap("scalar")
-    try:
-        want = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
-        want_dx = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, None, mode)[0]
-        want_y = aclnn_emu.rotary_position_embedding(x, cos, sin, mode)
-    finally:
-        aclnn_emu.set_isa_cap(previous)
+    want, want_dx, want_y = at_scalar_level(dy, cos, sin, x, mode)
     for a, b in zip(got + (got_dx, got_y), want + (want_dx, want_y)):
         assert a.tobytes() == b.tobytes()
 
@@ -285,14 +291,7 @@ def test_every_isa_matches_reference_and_scalar(isa, mode, dtype, d):
     assert "cos16" not in last_kernel()
     assert_precision(dx_only, rope_grad_ref(dy, cos, sin, None, mode)[0], dtype)
     y = aclnn_emu.rotary_position_embedding(x, cos, sin, mode)
-    previous = aclnn_emu.get_isa()
-    aclnn_emu.set_isa_cap("scalar")
-    try:
-        want = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
-        want_dx_only = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, None, mode)[0]
-        want_y = aclnn_emu.rotary_position_embedding(x, cos, sin, mode)
-    finally:
-        aclnn_emu.set_isa_cap(previous)
+    want, want_dx_only, want_y = at_scalar_level(dy, cos, sin, x, mode)
     for a, b in zip(got + (dx_only, y), want + (want_dx_only, want_y)):
         assert a.tobytes() == b.tobytes()
 

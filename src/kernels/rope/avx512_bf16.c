@@ -6,12 +6,5 @@
 #include "kernels/rope/algo.h"
 #include "kernels/rope/avx512_vocab.h"
 
-#define HALF_LOAD bf16_load16
-#define HALF_STORE bf16_store16
-#define HALF_STORE2 bf16_store32
-#define HALF_STREAM bf16_stream16
-#define HALF_STREAM2 bf16_stream32
-#define HALF_TO_F32 emu_bf16_to_f32
-#define HALF_FROM_F32 emu_f32_to_bf16
-#define HALF_NAME(name, form) emu_bf16_##name##form##__avx512_bf16
-#include "kernels/rope/half_instances.h"
+#define BF16_KERNEL_NAME(name, form) emu_bf16_##name##form##__avx512_bf16
+#include "kernels/rope/avx512_bf16_rows.h"

@@ -1,9 +1,8 @@
 /* The fp16 or bf16 kernels of one ISA, in both forms, from simd_typed_body.h.
  * The includer defines HALF_LOAD, HALF_STORE, HALF_STREAM, optionally
- * HALF_STORE2 and HALF_STREAM2,
- * HALF_TO_F32, HALF_FROM_F32 (simd_typed_body.h's H_* meanings) and
- * HALF_NAME(name, form), the kernel's name for form "" or "_cos16"; this
- * file #undefs them at its end.
+ * HALF_STORE2 and HALF_STREAM2, HALF_TO_F32, HALF_FROM_F32 (simd_typed_body.h's
+ * H_* meanings) and HALF_NAME(name, form), the kernel's name for form "" or
+ * "_cos16"; this file #undefs them at its end.
  *
  * Two forms, because where cos and sin are widened decides the speed:
  * - cos/sin as fp32 rows (every kernel): the caller widens one cos row and

@@ -28,6 +28,9 @@ enum {
     ROPE_SKEW = 48,
     /* Elements of dy per kernel call (rows x d, at least one row). */
     ROPE_KERNEL_ELEMS = 1024,
+    /* Bytes of one cos row's dy rows per region, at most, for which the
+     * gradient with x takes one cos row per block (see plan_reduce_block). */
+    ROPE_SHORT_RUN = 8192,
     ROPE_STRIDE = ROPE_BLOCK + ROPE_SKEW,
 };
 
@@ -50,6 +53,8 @@ typedef struct {
     int64_t d;
     int64_t m0, k0, m1, k1, m2;
     int64_t dy_rows, cos_rows;
+    /* With x: cos rows per accumulation block. */
+    int64_t reduce_block;
     int input_count;
     /* Write dx / y through an L1 buffer and non-temporal stores. */
     bool stream_out;
@@ -366,6 +371,27 @@ static void plan_segments(rope_plan *plan, const emu_view *main, const emu_view 
     }
 }
 
+/* The gradient with x walks a block of cos rows at a time: all its dy rows
+ * of b0 = 0 (each cos row's m1 x m2 rows), then those of b0 = 1, and so
+ * on, so that every row group is met in memory order. By default a block
+ * holds as many cos rows as keep its accumulators in L1. Where dy is two
+ * regions (m0 = 2, m1 = 1) whose rows per cos row span at most
+ * ROPE_SHORT_RUN bytes, a block is one cos row: both regions then advance
+ * together a few lines at a time, instead of taking turns in runs of tens
+ * of KiB that kept the hardware prefetchers restarting. Measured on Zen 4
+ * (2 threads, each call alternated with the block of 16 cos rows):
+ * [2,8192,5,128] +22-30% in all three dtypes, [2,32768,1,128] +35-43%,
+ * runs of 2.5-8 KiB +8-19%; runs of 10-32 KiB -6 to +3%, three or four
+ * regions 0-15% slower, one region unchanged. */
+static int64_t plan_reduce_block(const rope_plan *plan)
+{
+    const int64_t row_bytes = plan->d * (int64_t)emu_dtype_size(plan->dtype);
+    if (plan->m0 == 2 && plan->m1 == 1 && plan->m2 <= ROPE_SHORT_RUN / row_bytes) {
+        return 1;
+    }
+    return ROPE_BLOCK / plan->d;
+}
+
 /* ------------------------------------------------------------------- run */
 
 typedef struct {
@@ -448,8 +474,13 @@ static void prefetch_ahead(const void *base, size_t at, size_t bytes, size_t tot
 static void prefetch_stream_ends(char *dst, size_t bytes)
 {
 #if defined(__GNUC__)
-    __builtin_prefetch(dst, 1, 3);
-    __builtin_prefetch(dst + bytes - 1, 1, 3);
+    /* Only partial lines: a whole one would be read for nothing. */
+    if ((uintptr_t)dst % ROPE_LINE != 0) {
+        __builtin_prefetch(dst, 1, 3);
+    }
+    if ((uintptr_t)(dst + bytes) % ROPE_LINE != 0) {
+        __builtin_prefetch(dst + bytes - 1, 1, 3);
+    }
 #else
     (void)dst, (void)bytes;
 #endif
@@ -572,12 +603,12 @@ static void table_rows(const rope_ctx *ctx, int64_t first, int64_t count, float 
     *sin = sin_w;
 }
 
-/* With x: cos rows [begin, end), in blocks whose accumulators fit in L1. */
+/* With x: cos rows [begin, end), in blocks of plan->reduce_block. */
 static void run_reduce_chunk(void *opaque, size_t begin, size_t end)
 {
     const rope_ctx *ctx = opaque;
     const rope_plan *p = ctx->plan;
-    const int64_t d = p->d, block = ROPE_BLOCK / d;
+    const int64_t d = p->d, block = p->reduce_block;
     rope_scratch scratch;
     float *acc_cos = scratch.buf[SCRATCH_ACC_COS], *acc_sin = scratch.buf[SCRATCH_ACC_SIN];
     float *cos_w = scratch.buf[SCRATCH_COS], *sin_w = scratch.buf[SCRATCH_SIN];
@@ -797,6 +828,7 @@ aclnnStatus emu_rope_publish(aclOpExecutor *executor, bool forward, int64_t mode
     plan->d = main->shape[main->rank - 1];
     plan->input_count = forward ? 3 : 4;
     plan_segments(plan, main, cos);
+    plan->reduce_block = plan->d > 0 ? plan_reduce_block(plan) : 1;
     plan->dy_rows = plan->d > 0 ? emu_view_numel(main) / plan->d : 0;
     plan->cos_rows = plan->d > 0 ? emu_view_numel(cos) / plan->d : 0;
     /* What the call streams through the cache: dy (or x), dx (or y), and x with dcos/dsin. */

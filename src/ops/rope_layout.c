@@ -417,8 +417,6 @@ typedef struct {
     void (*stream_copy)(size_t bytes, const void *src, void *dst);
     void (*stream_fence)(void);
     bool dx_direct;
-    /* Bytes of dy (and of x): the prefetch limit. */
-    size_t total_bytes;
 } rope_ctx;
 
 static void widen(const rope_ctx *ctx, const void *src, int64_t at, size_t n, float *dst)
@@ -441,29 +439,12 @@ static void narrow(const rope_ctx *ctx, const float *src, size_t n, void *dst, i
     }
 }
 
-/* Prefetch distance ahead of the rows being processed, for dy when it is
- * the only input stream: one core then ran well below the memory's speed.
- * With x (two input streams) the prefetches measured slower than none
- * (single thread, alternated runs: f32 1.06-1.38 against 1.56-1.60
- * ns/element on case 2), and cost 0.3-0.5 instructions per element. */
-enum { ROPE_PREFETCH_AHEAD = 16384, ROPE_LINE = 64 };
-
-/* Asks for the bytes [at + AHEAD, at + AHEAD + bytes) of an array of `total`
- * bytes (clamped to it); a hint only, results do not depend on it. */
-static void prefetch_ahead(const void *base, size_t at, size_t bytes, size_t total)
-{
-#if defined(__GNUC__)
-    size_t from = at + ROPE_PREFETCH_AHEAD, to = from + bytes;
-    if (to > total) {
-        to = total;
-    }
-    for (size_t b = from; b < to; b += ROPE_LINE) {
-        __builtin_prefetch((const char *)base + b, 0, 3);
-    }
-#else
-    (void)base, (void)at, (void)bytes, (void)total;
-#endif
-}
+/* No software prefetch runs ahead of dy: the hardware prefetchers follow
+ * the rows in memory order. One 16 KiB ahead of the gradient without x,
+ * measured on Zen 4 once the kernels stored dx with non-temporal stores,
+ * made the four benchmark cases 0-41% slower (2 threads, both dx routes,
+ * streamed or not), up to 1.5x slower on one thread. */
+enum { ROPE_LINE = 64 };
 
 /* Asks for the first and last lines of [dst, dst + bytes), which a later
  * stream_copy writes with plain stores where they are partial. Stores
@@ -553,9 +534,6 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
             char *dst = (char *)ctx->out + at;
             const bool copied = ctx->stream_copy != NULL && !ctx->dx_direct;
             void *out = copied ? (void *)scratch->buf[SCRATCH_OUT] : (void *)dst;
-            if (ctx->x == NULL) {
-                prefetch_ahead(ctx->main, at, bytes, ctx->total_bytes);
-            }
             if (copied) {
                 prefetch_stream_ends(dst, bytes);
             }
@@ -746,8 +724,7 @@ static const char *run_rope(aclOpExecutor *executor, void *workspace)
     const rope_plan *p = (const rope_plan *)executor->plan;
     emu_isa isa = emu_isa_active();
     const emu_rope_kernels *kernels = emu_rope_select(isa);
-    rope_ctx ctx = {.plan = p, .convert = emu_convert_select(isa),
-                    .total_bytes = (size_t)(p->dy_rows * p->d) * emu_dtype_size(p->dtype)};
+    rope_ctx ctx = {.plan = p, .convert = emu_convert_select(isa)};
     const void *inputs[4] = {NULL, NULL, NULL, NULL};
     for (int i = 0; i < p->input_count; ++i) {
         const emu_view *view = &executor->tensors[i];

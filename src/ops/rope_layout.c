@@ -28,8 +28,8 @@ enum {
     ROPE_SKEW = 48,
     /* Elements of dy per kernel call (rows x d, at least one row). */
     ROPE_KERNEL_ELEMS = 1024,
-    /* Bytes of one cos row's dy rows per region, at most, for which the
-     * gradient with x takes one cos row per block (see plan_reduce_block). */
+    /* Bytes of a cos row's dy rows in each of two regions, at most, for
+     * one cos row per block (see plan_reduce_block). */
     ROPE_SHORT_RUN = 8192,
     ROPE_STRIDE = ROPE_BLOCK + ROPE_SKEW,
 };
@@ -373,20 +373,26 @@ static void plan_segments(rope_plan *plan, const emu_view *main, const emu_view 
 
 /* The gradient with x walks a block of cos rows at a time: all its dy rows
  * of b0 = 0 (each cos row's m1 x m2 rows), then those of b0 = 1, and so
- * on, so that every row group is met in memory order. By default a block
- * holds as many cos rows as keep its accumulators in L1. Where dy is two
- * regions (m0 = 2, m1 = 1) whose rows per cos row span at most
- * ROPE_SHORT_RUN bytes, a block is one cos row: both regions then advance
- * together a few lines at a time, instead of taking turns in runs of tens
- * of KiB that kept the hardware prefetchers restarting. Measured on Zen 4
- * (2 threads, each call alternated with the block of 16 cos rows):
- * [2,8192,5,128] +22-30% in all three dtypes, [2,32768,1,128] +35-43%,
- * runs of 2.5-8 KiB +8-19%; runs of 10-32 KiB -6 to +3%, three or four
- * regions 0-15% slower, one region unchanged. */
+ * on, and writes the block's sums at its end. One cos row per block keeps
+ * every stream (dy, x, dx, cos, sin, dcos, dsin) advancing a few lines at
+ * a time, in step, which the hardware prefetchers follow best; larger
+ * blocks made each stream take turns in runs of tens of KiB. That holds
+ * while a cos row's rows lie in one region of dy, or two (m0 x m1 = 2)
+ * with at most ROPE_SHORT_RUN bytes each. With more regions, or longer
+ * runs in two, the streams are too many to advance together, and a block
+ * holds as many cos rows as keep its accumulators in L1 (ROPE_BLOCK).
+ * Measured on Zen 4, 2 threads, each call alternated with the block of
+ * ROPE_BLOCK: [2,8192,5,128] (case 1) +22-30% in all three dtypes,
+ * [2,32768,1,128] +35-43%, two regions of 2.5-8 KiB runs +8-19%, one
+ * region +1 to +7% (cases 2 and 3) and up to +32% (a cos row per dy row);
+ * two regions of 10-32 KiB runs -6 to +3%, three or four regions 0-15%
+ * slower, ten regions of single rows 2x slower. */
 static int64_t plan_reduce_block(const rope_plan *plan)
 {
     const int64_t row_bytes = plan->d * (int64_t)emu_dtype_size(plan->dtype);
-    if (plan->m0 == 2 && plan->m1 == 1 && plan->m2 <= ROPE_SHORT_RUN / row_bytes) {
+    const bool one_region = plan->m0 == 1 && plan->m1 == 1;
+    const bool two_regions = (plan->m0 == 2 && plan->m1 == 1) || (plan->m0 == 1 && plan->m1 == 2);
+    if (one_region || (two_regions && plan->m2 <= ROPE_SHORT_RUN / row_bytes)) {
         return 1;
     }
     return ROPE_BLOCK / plan->d;

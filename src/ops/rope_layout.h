@@ -10,9 +10,10 @@
  * row = i0*k1 + i1, with unused sizes 1.
  *
  * Determinism. With x, each chunk of the parallel loop owns a range of cos
- * rows: it walks their dy rows in memory order, so every dcos/dsin row sums
- * its contributions in increasing (b0, b1, b2) order in fp32 whatever the
- * chunking and thread count, and stores the row once. */
+ * rows: it walks their dy rows a block of cos rows at a time, b0 by b0, so
+ * every dcos/dsin row sums its contributions in increasing (b0, b1, b2)
+ * order in fp32 whatever the block, chunking and thread count, and stores
+ * the row once. */
 #ifndef EMU_OPS_ROPE_LAYOUT_H_
 #define EMU_OPS_ROPE_LAYOUT_H_
 

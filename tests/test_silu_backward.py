@@ -311,11 +311,13 @@ def test_isa_levels_agree_bit_for_bit(views, restore_isa, dtype):
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
 def test_large_gradient_streams_with_the_same_bits(views, restore_isa, dtype):
-    """A dx of 32 MiB or more is written with non-temporal stores where the
-    ISA has them; the values are those of every other level and of the
-    plain stores (a strided dx is staged and keeps plain stores)."""
+    """Once dy, x and dx together move 32 MiB or more, dx is written with
+    non-temporal stores where the ISA has them; the values are those of
+    every other level and of the plain stores (a strided dx is staged and
+    keeps plain stores)."""
     bits = np.uint32 if dtype == "float32" else np.uint16
-    n = (32 << 20) // DTYPES[dtype].itemsize + 13  # just over the threshold, not a multiple of 16
+    threshold = -(-(32 << 20) // (3 * DTYPES[dtype].itemsize))  # elements for which the three reach 32 MiB
+    n = threshold + 13  # just over the threshold, not a multiple of 16
     dy, x = backward_inputs((n,), DTYPES[dtype], seed=17)
     vdy, vx, results = views(dy), views(x), {}
     for name in aclnn_emu.available_isas():
@@ -331,9 +333,11 @@ def test_large_gradient_streams_with_the_same_bits(views, restore_isa, dtype):
         np.testing.assert_array_equal(got, results["scalar"], err_msg=name)
     sample = slice(None, None, 101)
     assert_precision(results["scalar"].view(DTYPES[dtype])[sample], silu_backward_ref(dy[sample], x[sample]), dtype)
-    small = n // 2
-    run_backward(views(dy[:small]), views(x[:small]), views(np.zeros_like(x[:small])))
+    below = threshold - 1
+    run_backward(views(dy[:below]), views(x[:below]), views(np.zeros_like(x[:below])))
     assert "streaming" not in last_kernel()
+    run_backward(views(dy[:threshold]), views(x[:threshold]), views(np.zeros_like(x[:threshold])))
+    assert ("streaming" in last_kernel()) == (aclnn_emu.get_isa() != "scalar"), last_kernel()
 
 
 def test_last_kernel_names_the_isa(views, restore_isa):

@@ -132,11 +132,14 @@ static inline bool emu_ranges_overlap(const void *a, size_t a_len, const void *b
 }
 
 /* Operator outputs go out with non-temporal stores where the kernel has
- * that form once this many bytes pass through the cache: at twice the L3
- * of the machines we measure on, nothing of the output would still be
- * cached for the next operator, and plain stores would first read every
- * line. SiLU backward counts its output; RoPE counts every row stream (dy,
- * dx and x), since its inputs evict the output as surely. (Streaming its
+ * that form once the call moves this many bytes through the cache, every
+ * stream counted (SiLU backward: dy, x and dx; RoPE: dy, x and dx): at
+ * twice the L3 of the machines we measure on, nothing of the output would
+ * still be cached for the next operator, and plain stores would first read
+ * every line. The inputs count because they evict the output as surely:
+ * SiLU backward with dx of 11-24 MiB, which only that count streams, ran
+ * faster from DRAM on Zen 4 (fp32 +20 to +23%, fp16 +6 to +19%, bf16 +0 to +3%;
+ * bf16 with its inputs still partly cached, -3 to -6%). (Streaming RoPE's
  * 21 MB dx once measured slower, up to 2-3x on Zen 3; part of that, a
  * quarter on Zen 4, was the partial lines at the ends of each copy missing
  * in the cache, which are now fetched ahead: src/ops/rope_layout.c.) MoE

@@ -176,10 +176,13 @@ static const char *run_elementwise(aclOpExecutor *executor, void *workspace)
         }
     }
     ctx.half = uniform_half_kernels(&ctx);
-    /* A staged dx is read back by the scatter at once: keep it in cache. */
-    const size_t out_bytes = (size_t)plan->numel * (ctx.all_f32 ? sizeof(float) : sizeof(uint16_t));
+    /* What the call streams through the cache: dy, x and dx, all of one
+     * element size on the fused routes. A staged dx is read back by the
+     * scatter at once: keep it in cache. */
+    const size_t stream_bytes = (size_t)plan->numel * (ctx.all_f32 ? sizeof(float) : sizeof(uint16_t)) *
+                                (size_t)(plan->input_count + 1);
     ctx.streaming = (ctx.half != NULL || ctx.all_f32) && plan->op == EMU_EW_SILU_GRAD &&
-                    !plan->staged[plan->input_count] && out_bytes >= EMU_STREAM_OUTPUT_MIN_BYTES;
+                    !plan->staged[plan->input_count] && stream_bytes >= EMU_STREAM_OUTPUT_MIN_BYTES;
     emu_parallel_for((size_t)plan->numel, EMU_EW_GRAIN, run_range, &ctx);
     int out = plan->input_count;
     if (plan->staged[out]) {

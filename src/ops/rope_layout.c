@@ -28,8 +28,8 @@ enum {
     ROPE_SKEW = 48,
     /* Elements of dy per kernel call (rows x d, at least one row). */
     ROPE_KERNEL_ELEMS = 1024,
-    /* Bytes of a cos row's dy rows in each of two regions, at most, for
-     * one cos row per block (see plan_reduce_block). */
+    /* Bytes of a cos row's dy rows in each region, at most, for walking
+     * regions together (see plan_reduce_walk). */
     ROPE_SHORT_RUN = 8192,
     ROPE_STRIDE = ROPE_BLOCK + ROPE_SKEW,
 };
@@ -53,8 +53,9 @@ typedef struct {
     int64_t d;
     int64_t m0, k0, m1, k1, m2;
     int64_t dy_rows, cos_rows;
-    /* With x: cos rows per accumulation block. */
-    int64_t reduce_block;
+    /* With x: cos rows per accumulation block, and regions (b0 values)
+     * walked together, cos row by cos row (see plan_reduce_walk). */
+    int64_t reduce_block, reduce_step;
     int input_count;
     /* Write dx / y through an L1 buffer and non-temporal stores. */
     bool stream_out;
@@ -371,31 +372,49 @@ static void plan_segments(rope_plan *plan, const emu_view *main, const emu_view 
     }
 }
 
-/* The gradient with x walks a block of cos rows at a time: all its dy rows
- * of b0 = 0 (each cos row's m1 x m2 rows), then those of b0 = 1, and so
- * on, and writes the block's sums at its end. One cos row per block keeps
- * every stream (dy, x, dx, cos, sin, dcos, dsin) advancing a few lines at
- * a time, in step, which the hardware prefetchers follow best; larger
- * blocks made each stream take turns in runs of tens of KiB. That holds
- * while a cos row's rows lie in one region of dy, or two (m0 x m1 = 2)
- * with at most ROPE_SHORT_RUN bytes each. With more regions, or longer
- * runs in two, the streams are too many to advance together, and a block
- * holds as many cos rows as keep its accumulators in L1 (ROPE_BLOCK).
- * Measured on Zen 4, 2 threads, each call alternated with the block of
- * ROPE_BLOCK: [2,8192,5,128] (case 1) +22-30% in all three dtypes,
- * [2,32768,1,128] +35-43%, two regions of 2.5-8 KiB runs +8-19%, one
- * region +1 to +7% (cases 2 and 3) and up to +32% (a cos row per dy row);
- * two regions of 10-32 KiB runs -6 to +3%, three or four regions 0-15%
- * slower, ten regions of single rows 2x slower. */
-static int64_t plan_reduce_block(const rope_plan *plan)
+/* The gradient with x walks a block of cos rows at a time, writing the
+ * block's sums at its end. Within a block it takes the regions of dy
+ * (b0 = 0, 1, ...) `step` at a time: cos row by cos row, each region's rows
+ * of that cos row (m1 x m2 of them), before the next cos row. Each cos row
+ * still receives its rows in (b0, b1, b2) order, since step > 1 only where
+ * m1 = 1.
+ *
+ * The aim is to keep the streams (dy, x, dx, cos, sin, dcos, dsin)
+ * advancing a few lines at a time, in step, which the hardware prefetchers
+ * follow best; larger blocks walked region after region made each stream
+ * take turns in runs of tens of KiB. So:
+ * - one region, or two (m0 x m1 = 2) whose rows per cos row span at most
+ *   ROPE_SHORT_RUN bytes: one cos row per block, all regions together;
+ * - three or more regions (m1 = 1) of such short runs: two regions at a
+ *   time, over blocks of as many cos rows as keep the sums in L1
+ *   (ROPE_BLOCK);
+ * - else: one region at a time over ROPE_BLOCK-sized blocks.
+ * Measured on Zen 4, 2 threads, each call alternated with one region at a
+ * time over ROPE_BLOCK:
+ * - [2,8192,5,128] (case 1): +22-30% in all three dtypes;
+ * - [2,32768,1,128]: +35-43%;
+ * - two regions of 2.5-8 KiB runs: +8-19%;
+ * - one region: +1 to +7% (cases 2 and 3), up to +32% with a cos row per
+ *   dy row;
+ * - BNSD dy with 11SD cos ([2,5,8192,128], ten regions of single rows):
+ *   +17-26% two at a time;
+ * - three or four regions of 1-8 KiB runs: two at a time -2 to +4%.
+ * Where the rules stop, the other walks measured worse: two regions of
+ * 10-32 KiB runs -6 to +3% with one cos row per block, three or four
+ * regions 0-15% slower, ten regions of single rows 2x slower all at once. */
+static void plan_reduce_walk(rope_plan *plan)
 {
     const int64_t row_bytes = plan->d * (int64_t)emu_dtype_size(plan->dtype);
+    const bool short_runs = plan->m2 <= ROPE_SHORT_RUN / row_bytes;
     const bool one_region = plan->m0 == 1 && plan->m1 == 1;
     const bool two_regions = (plan->m0 == 2 && plan->m1 == 1) || (plan->m0 == 1 && plan->m1 == 2);
-    if (one_region || (two_regions && plan->m2 <= ROPE_SHORT_RUN / row_bytes)) {
-        return 1;
+    plan->reduce_block = ROPE_BLOCK / plan->d;
+    plan->reduce_step = 1;
+    if (one_region || (two_regions && short_runs)) {
+        plan->reduce_block = 1;
+    } else if (plan->m1 == 1 && short_runs) {
+        plan->reduce_step = 2;
     }
-    return ROPE_BLOCK / plan->d;
 }
 
 /* ------------------------------------------------------------------- run */
@@ -587,12 +606,12 @@ static void table_rows(const rope_ctx *ctx, int64_t first, int64_t count, float 
     *sin = sin_w;
 }
 
-/* With x: cos rows [begin, end), in blocks of plan->reduce_block. */
+/* With x: cos rows [begin, end), walked as plan_reduce_walk says. */
 static void run_reduce_chunk(void *opaque, size_t begin, size_t end)
 {
     const rope_ctx *ctx = opaque;
     const rope_plan *p = ctx->plan;
-    const int64_t d = p->d, block = p->reduce_block;
+    const int64_t d = p->d, block = p->reduce_block, step = p->reduce_step;
     rope_scratch scratch;
     float *acc_cos = scratch.buf[SCRATCH_ACC_COS], *acc_sin = scratch.buf[SCRATCH_ACC_SIN];
     float *cos_w = scratch.buf[SCRATCH_COS], *sin_w = scratch.buf[SCRATCH_SIN];
@@ -609,17 +628,20 @@ static void run_reduce_chunk(void *opaque, size_t begin, size_t end)
         }
         const void *cos, *sin;
         table_rows(ctx, first, last - first, cos_w, sin_w, &cos, &sin);
-        for (int64_t b0 = 0; b0 < p->m0; ++b0) {
+        for (int64_t g0 = 0; g0 < p->m0; g0 += step) {
+            const int64_t g1 = g0 + step < p->m0 ? g0 + step : p->m0;
             for (int64_t i0 = first / p->k1; i0 <= (last - 1) / p->k1; ++i0) {
                 const int64_t lo = (first > i0 * p->k1 ? first : i0 * p->k1) - i0 * p->k1;
                 const int64_t hi = (last < (i0 + 1) * p->k1 ? last : (i0 + 1) * p->k1) - i0 * p->k1;
                 for (int64_t b1 = 0; b1 < p->m1; ++b1) {
                     for (int64_t i1 = lo; i1 < hi; ++i1) {
-                        const int64_t row = (((b0 * p->k0 + i0) * p->m1 + b1) * p->k1 + i1) * p->m2;
                         const int64_t slot = (i0 * p->k1 + i1 - first) * d;
                         const size_t slot_bytes = (size_t)slot * ctx->table_item;
-                        process_rows(ctx, &scratch, row, p->m2, (const char *)cos + slot_bytes,
-                                     (const char *)sin + slot_bytes, acc_cos + slot, acc_sin + slot);
+                        for (int64_t b0 = g0; b0 < g1; ++b0) {
+                            const int64_t row = (((b0 * p->k0 + i0) * p->m1 + b1) * p->k1 + i1) * p->m2;
+                            process_rows(ctx, &scratch, row, p->m2, (const char *)cos + slot_bytes,
+                                         (const char *)sin + slot_bytes, acc_cos + slot, acc_sin + slot);
+                        }
                     }
                 }
             }
@@ -811,7 +833,10 @@ aclnnStatus emu_rope_publish(aclOpExecutor *executor, bool forward, int64_t mode
     plan->d = main->shape[main->rank - 1];
     plan->input_count = forward ? 3 : 4;
     plan_segments(plan, main, cos);
-    plan->reduce_block = plan->d > 0 ? plan_reduce_block(plan) : 1;
+    plan->reduce_block = plan->reduce_step = 1;
+    if (plan->d > 0) {
+        plan_reduce_walk(plan);
+    }
     plan->dy_rows = plan->d > 0 ? emu_view_numel(main) / plan->d : 0;
     plan->cos_rows = plan->d > 0 ? emu_view_numel(cos) / plan->d : 0;
     /* What the call streams through the cache: dy (or x), dx (or y), and x with dcos/dsin. */

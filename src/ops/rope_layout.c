@@ -431,10 +431,11 @@ typedef struct {
     /* The gradient with x of fp16/bf16 rows reads their cos/sin rows as
      * they are (kernels/rope/half_instances.h says why); NULL otherwise. */
     emu_rope_grad_h16_fn grad_h16;
-    /* Bytes per element of the cos/sin rows the kernels take: the tensors'
-     * own (fp32 rows, or fp16/bf16 ones for grad_h16), else 4: rows widened
-     * to fp32 in scratch. */
-    size_t table_item;
+    /* Bytes per element of the tensors (all one dtype), and of the cos/sin
+     * rows the kernels take: the tensors' own (fp32 rows, or fp16/bf16 ones
+     * for grad_h16), else 4: rows widened to fp32 in scratch. Set once per
+     * launch: the walk may ask for them at every cos row. */
+    size_t item, table_item;
     const emu_convert_kernels *convert;
     /* Non-NULL when the outputs go out through non-temporal stores: dx (or
      * y) and dcos/dsin copied from L1 buffers, or dx stored so by the
@@ -499,7 +500,7 @@ static void prefetch_stream_ends(char *dst, size_t bytes)
 static void write_sums(const rope_ctx *ctx, rope_scratch *scratch, const float *acc, size_t elems, void *dst,
                        int64_t at)
 {
-    const size_t item = emu_dtype_size(ctx->plan->dtype);
+    const size_t item = ctx->item;
     if (ctx->stream_copy == NULL) {
         if (ctx->plan->dtype == ACL_FLOAT) {
             memcpy((float *)dst + at, acc, elems * sizeof(float));
@@ -595,7 +596,7 @@ static void table_rows(const rope_ctx *ctx, int64_t first, int64_t count, float 
                        const void **cos, const void **sin)
 {
     const int64_t at = first * ctx->plan->d;
-    if (ctx->table_item == emu_dtype_size(ctx->plan->dtype)) {
+    if (ctx->table_item == ctx->item) {
         *cos = (const char *)ctx->cos + (size_t)at * ctx->table_item;
         *sin = (const char *)ctx->sin + (size_t)at * ctx->table_item;
         return;
@@ -622,7 +623,7 @@ static void run_reduce_chunk(void *opaque, size_t begin, size_t end)
         memset(acc_sin, 0, elems * sizeof(float));
         const int64_t at = first * d;
         if (ctx->stream_copy != NULL) {
-            const size_t item = emu_dtype_size(p->dtype);
+            const size_t item = ctx->item;
             prefetch_stream_ends((char *)ctx->dcos + (size_t)at * item, elems * item);
             prefetch_stream_ends((char *)ctx->dsin + (size_t)at * item, elems * item);
         }
@@ -752,7 +753,7 @@ static const char *run_rope(aclOpExecutor *executor, void *workspace)
     const rope_plan *p = (const rope_plan *)executor->plan;
     emu_isa isa = emu_isa_active();
     const emu_rope_kernels *kernels = emu_rope_select(isa);
-    rope_ctx ctx = {.plan = p, .convert = emu_convert_select(isa)};
+    rope_ctx ctx = {.plan = p, .convert = emu_convert_select(isa), .item = emu_dtype_size(p->dtype)};
     const void *inputs[4] = {NULL, NULL, NULL, NULL};
     for (int i = 0; i < p->input_count; ++i) {
         const emu_view *view = &executor->tensors[i];
@@ -779,7 +780,7 @@ static const char *run_rope(aclOpExecutor *executor, void *workspace)
     /* The fp16/bf16 route through kernels/convert already narrows from a
      * buffer; it keeps plain stores. */
     const bool fused = p->dtype == ACL_FLOAT || (p->forward ? ctx.fwd_h != NULL : ctx.grad_h != NULL);
-    ctx.table_item = p->dtype == ACL_FLOAT || ctx.grad_h16 != NULL ? emu_dtype_size(p->dtype) : sizeof(float);
+    ctx.table_item = p->dtype == ACL_FLOAT || ctx.grad_h16 != NULL ? ctx.item : sizeof(float);
     if (p->stream_out && fused && kernels->stream_copy != NULL) {
         ctx.stream_copy = kernels->stream_copy;
         ctx.stream_fence = kernels->stream_fence;

@@ -1,3 +1,4 @@
+/* Declarations as in hicann/ops-nn activation/swish/op_api/aclnn_silu.h @ e5c3fa9327ea. */
 /**
  * @file aclnnop/aclnn_silu.h
  * @brief aclnnSilu: out = self * sigmoid(self).

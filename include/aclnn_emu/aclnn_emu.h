@@ -179,6 +179,26 @@ ACL_FUNC_VISIBILITY aclError aclnnEmuMallocResult(void **devPtr, size_t size);
  */
 ACL_FUNC_VISIBILITY void aclnnEmuFreeArray(int64_t *array);
 
+/**
+ * Number of operators aclnn_emu implements. Every other operator declared
+ * in include/aclnnop/ fails phase 1 with ACLNN_ERR_INNER_FIND_KERNEL_ERROR
+ * (561003) and the message "aclnnXxx is declared but not implemented by
+ * aclnn_emu.".
+ */
+ACL_FUNC_VISIBILITY uint32_t aclnnEmuGetOperatorCount(void);
+
+/** Phase-2 name of implemented operator `index` ("aclnnAdd"); NULL past the end. */
+ACL_FUNC_VISIBILITY const char *aclnnEmuGetOperatorName(uint32_t index);
+
+/**
+ * Arguments of implemented operator `index`'s phase 1 before workspaceSize
+ * and executor, as comma-separated `name:kind` pairs; kind is tensor,
+ * tensor? (may be NULL), out, inout (read and written: Inplace forms),
+ * scalar, scalar? (may be NULL), int (int64_t), bool, double or dtype
+ * (aclDataType). NULL past the end.
+ */
+ACL_FUNC_VISIBILITY const char *aclnnEmuGetOperatorSignature(uint32_t index);
+
 #ifdef __cplusplus
 }
 #endif

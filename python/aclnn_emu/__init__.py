@@ -37,6 +37,7 @@ from .ops import (  # noqa: E402
     rotary_position_embedding_grad,
 )
 from .ops import fused_floyd_attention, fused_floyd_attention_grad  # noqa: E402
+from .generic import operators, run  # noqa: E402
 from .runtime import (  # noqa: E402
     Event,
     Stream,
@@ -56,6 +57,8 @@ from .runtime import (  # noqa: E402
 from .tensor import DeviceTensor, acl_dtype, numpy_dtype  # noqa: E402
 
 __all__ = [
+    "operators",
+    "run",
     "ffi",
     "lib",
     "AclnnError",

@@ -2,7 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/convert/convert.h"
 #include "meta/tensor.h"
+#include "ops/opdef.h"
 
 struct aclScalar {
     aclDataType dtype;
@@ -186,4 +188,55 @@ aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size
 aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size)
 {
     return report_size("aclGetScalarListSize", "scalarList", scalarList, size);
+}
+
+/* ---- scalar values for the op layer (declared in ops/opdef.h) ---- */
+
+aclDataType emu_scalar_dtype(const aclScalar *scalar)
+{
+    return scalar->dtype;
+}
+
+double emu_scalar_to_double(const aclScalar *scalar)
+{
+    const void *v = scalar->value;
+    switch (scalar->dtype) {
+    case ACL_FLOAT: return *(const float *)v;
+    case ACL_FLOAT16: return emu_f16_to_f32(*(const uint16_t *)v);
+    case ACL_BF16: return emu_bf16_to_f32(*(const uint16_t *)v);
+    case ACL_DOUBLE: return *(const double *)v;
+    case ACL_INT8: return *(const int8_t *)v;
+    case ACL_UINT8: return *(const uint8_t *)v;
+    case ACL_INT16: return *(const int16_t *)v;
+    case ACL_UINT16: return *(const uint16_t *)v;
+    case ACL_INT32: return *(const int32_t *)v;
+    case ACL_UINT32: return *(const uint32_t *)v;
+    case ACL_INT64: return (double)*(const int64_t *)v;
+    case ACL_UINT64: return (double)*(const uint64_t *)v;
+    case ACL_BOOL: return *(const bool *)v ? 1.0 : 0.0;
+    default: return 0.0;
+    }
+}
+
+int64_t emu_scalar_to_int64(const aclScalar *scalar)
+{
+    const void *v = scalar->value;
+    switch (scalar->dtype) {
+    case ACL_INT64: return *(const int64_t *)v;
+    case ACL_UINT64: return (int64_t)*(const uint64_t *)v;
+    default: {
+        /* Floating values truncate toward zero, saturating; NaN gives 0. */
+        const double d = emu_scalar_to_double(scalar);
+        if (d != d) {
+            return 0;
+        }
+        if (d >= 9223372036854775807.0) {
+            return INT64_MAX;
+        }
+        if (d <= -9223372036854775808.0) {
+            return INT64_MIN;
+        }
+        return (int64_t)d;
+    }
+    }
 }

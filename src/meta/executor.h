@@ -12,7 +12,7 @@
 
 #include "meta/tensor.h"
 
-enum { EMU_MAX_OP_TENSORS = 16, EMU_PLAN_BYTES = 512 };
+enum { EMU_MAX_OP_TENSORS = 16, EMU_PLAN_BYTES = 1024 };
 
 typedef struct aclOpExecutor aclOpExecutor;
 

@@ -1,0 +1,466 @@
+"""The element-wise operators of the op-definition layer, through aclnn_emu.run.
+
+Each result is compared with a float64 numpy reference written here, with
+CANN's precision standard (MERE < T, MARE < 10 T; T = 2^-13 fp32, 2^-10 fp16,
+2^-7 bf16), or exactly where the data makes the result exact. Also: numpy
+broadcasting, strided inputs and outputs, empty tensors, NaN/inf, the
+in-place forms, partial overlap, every ISA level bit for bit, and the error
+codes with the argument each message names.
+"""
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import aclnn_emu
+from aclnn_emu import AclnnError
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+FLOATS = [np.dtype(np.float32), np.dtype(np.float16), BF16]
+T = {np.dtype(np.float32): 2.0**-13, np.dtype(np.float16): 2.0**-10, BF16: 2.0**-7, np.dtype(np.float64): 2.0**-30}
+NULLPTR, INVALID, NOT_IMPLEMENTED = 161001, 161002, 561003
+
+erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def gelu_erf(x):
+    return 0.5 * x * (1 + erf(x / math.sqrt(2)))
+
+
+def sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def assert_close(actual, expected, dtype):
+    """CANN's standard: mean and max relative error against the float64 reference."""
+    actual = np.asarray(actual).astype(np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    assert actual.shape == expected.shape
+    # The reference rounded to the output dtype is what a perfect kernel returns.
+    expected = expected.astype(dtype).astype(np.float64)
+    finite = np.isfinite(expected)
+    assert np.array_equal(np.isnan(actual), np.isnan(expected))
+    assert np.array_equal(actual[~finite & ~np.isnan(expected)], expected[~finite & ~np.isnan(expected)])
+    err = np.abs(actual[finite] - expected[finite]) / (np.abs(expected[finite]) + 1e-7)
+    if err.size:
+        t = T[np.dtype(dtype)]
+        assert err.mean() < t and err.max() < 10 * t, (err.mean(), err.max())
+
+
+def data(shape, dtype, lo=-4.0, hi=4.0, seed=0):
+    return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
+
+
+# name, api, reference, input range
+UNARY = [
+    ("abs", "aclnnAbs", np.abs, (-4, 4)),
+    ("neg", "aclnnNeg", np.negative, (-4, 4)),
+    ("exp", "aclnnExp", np.exp, (-10, 10)),
+    ("log", "aclnnLog", np.log, (0.01, 100)),
+    ("sqrt", "aclnnSqrt", np.sqrt, (0, 100)),
+    ("sin", "aclnnSin", np.sin, (-10, 10)),
+    ("cos", "aclnnCos", np.cos, (-10, 10)),
+    ("tanh", "aclnnTanh", np.tanh, (-5, 5)),
+    ("sigmoid", "aclnnSigmoid", sigmoid, (-10, 10)),
+    ("relu", "aclnnRelu", lambda x: np.maximum(x, 0), (-4, 4)),
+    ("gelu", "aclnnGelu", gelu_tanh, (-5, 5)),
+    ("hardsigmoid", "aclnnHardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1), (-5, 5)),
+    ("hardswish", "aclnnHardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, (-5, 5)),
+    ("sign", "aclnnSign", np.sign, (-4, 4)),
+]
+
+
+def in_name(api):
+    return "input" if api == "aclnnCos" else "self"
+
+
+def out_name(api):
+    return "result" if api == "aclnnSign" else "out"
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("name,api,ref,rng", UNARY, ids=[u[0] for u in UNARY])
+def test_unary_matches_float64(name, api, ref, rng, dtype):
+    x = data((3, 37), dtype, *rng)
+    out = np.empty_like(x)
+    aclnn_emu.run(api, **{in_name(api): x, out_name(api): out})
+    assert_close(out, ref(x.astype(np.float64)), dtype)
+
+
+@pytest.mark.parametrize("name,api,ref,rng", UNARY, ids=[u[0] for u in UNARY])
+def test_unary_strided_input_and_output(name, api, ref, rng):
+    base = data((6, 40), np.float32, *rng)
+    x = base[::2, 1:39:3]  # non-contiguous, with an offset
+    out_base = np.full((5, 45), -7.0, np.float32)
+    out = out_base[1:4, 0 : 3 * x.shape[1] : 3]
+    aclnn_emu.run(api, **{in_name(api): x, out_name(api): out})
+    assert_close(out, ref(x.astype(np.float64)), np.float32)
+    untouched = np.ones(out_base.shape, bool)
+    untouched[1:4, 0 : 3 * x.shape[1] : 3] = False
+    assert np.all(out_base[untouched] == -7.0)  # nothing written outside the view
+
+
+def test_unary_in_place_forms():
+    for api, ref in [("aclnnInplaceExp", np.exp), ("aclnnInplaceSin", np.sin), ("aclnnInplaceTanh", np.tanh),
+                     ("aclnnInplaceSigmoid", sigmoid), ("aclnnInplaceRelu", lambda v: np.maximum(v, 0)),
+                     ("aclnnInplaceNeg", np.negative), ("aclnnInplaceSqrt", None)]:
+        x = data((4, 33), np.float32, 0.1, 3)
+        expected = (ref or np.sqrt)(x.astype(np.float64))
+        name = aclnn_emu.operators()[api][0][0]
+        aclnn_emu.run(api, **{name: x})
+        assert_close(x, expected, np.float32)
+
+
+def test_gelu_v2_approximate_selects_the_formula():
+    x = data((257,), np.float32, -5, 5)
+    y = np.empty_like(x)
+    aclnn_emu.run("aclnnGeluV2", x=x, approximate=0, y=y)
+    assert_close(y, gelu_erf(x.astype(np.float64)), np.float32)
+    aclnn_emu.run("aclnnGeluV2", x=x, approximate=1, y=y)
+    assert_close(y, gelu_tanh(x.astype(np.float64)), np.float32)
+    # The two differ: the test would notice one formula standing in for the other.
+    assert np.abs(gelu_erf(x.astype(np.float64)) - gelu_tanh(x.astype(np.float64))).max() > 1e-4
+
+
+def test_special_values():
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 100.0, -100.0, 1e-30], np.float32)
+    for api, ref in [("aclnnExp", np.exp), ("aclnnTanh", np.tanh), ("aclnnSigmoid", sigmoid), ("aclnnAbs", np.abs)]:
+        out = np.empty_like(x)
+        with np.errstate(all="ignore"):
+            expected = ref(x.astype(np.float64))
+        aclnn_emu.run(api, self=x, out=out)
+        assert_close(out, expected, np.float32)
+    out = np.empty_like(x)
+    aclnn_emu.run("aclnnRelu", self=x, out=out)
+    assert np.isnan(out[0]) and out[1] == np.inf and out[2] == 0 and np.array_equal(out[5:], np.float32([100, 0, 1e-30]))
+
+
+def test_exp_subnormal_and_overflow_edges():
+    x = np.array([88.72, 88.73, 89.0, -87.3, -100.0, -103.9, -104.5, -200.0], np.float32)
+    out = np.empty_like(x)
+    aclnn_emu.run("aclnnExp", self=x, out=out)
+    with np.errstate(over="ignore"):
+        expected = np.exp(x.astype(np.float64)).astype(np.float32)
+    assert np.array_equal(np.isinf(out), np.isinf(expected))
+    finite = np.isfinite(expected)
+    # Subnormal results are exact to one unit of the subnormal spacing.
+    err = np.abs(out[finite].astype(np.float64) - expected[finite])
+    assert np.all(err <= np.maximum(np.abs(expected[finite]) * 2e-7, 1.5e-45))
+
+
+def test_empty_tensors_succeed_and_touch_nothing():
+    x = np.empty((0, 5), np.float32)
+    out = np.empty((0, 5), np.float32)
+    aclnn_emu.run("aclnnExp", self=x, out=out)
+    aclnn_emu.run("aclnnAdd", self=x, other=np.ones(5, np.float32), alpha=1.0, out=out)
+
+
+# ---------------------------------------------------------------- with scalars
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_scalar_activations(dtype):
+    x = data((5, 29), dtype, -6, 6)
+    x64 = x.astype(np.float64)
+    out = np.empty_like(x)
+    aclnn_emu.run("aclnnElu", self=x, alpha=0.5, scale=2.0, inputScale=1.5, out=out)
+    assert_close(out, np.where(x64 > 0, 2 * x64, 2 * 0.5 * (np.exp(1.5 * x64) - 1)), dtype)
+    aclnn_emu.run("aclnnSoftplus", self=x, beta=2.0, threshold=5.0, out=out)
+    assert_close(out, np.where(2 * x64 > 5, x64, np.log1p(np.exp(2 * x64)) / 2), dtype)
+    aclnn_emu.run("aclnnLeakyRelu", self=x, negativeSlope=0.25, out=out)
+    assert_close(out, np.where(x64 > 0, x64, 0.25 * x64), dtype)
+    aclnn_emu.run("aclnnGtScalar", self=x, other=0.5, out=out)
+    assert np.array_equal(out.astype(np.float64), (x64 > 0.5).astype(np.float64))
+    aclnn_emu.run("aclnnClamp", self=x, clipValueMin=-1.0, clipValueMax=2.0, out=out)
+    assert np.array_equal(out, np.clip(x64, -1, 2).astype(dtype))
+    aclnn_emu.run("aclnnThreshold", self=x, threshold=1.0, value=-3.0, out=out)
+    assert np.array_equal(out, np.where(x64 > 1, x64, -3).astype(dtype))
+
+
+def test_clamp_rules():
+    x = np.array([-5, -1, 0, 1, 5, np.nan], np.float32)
+    out = np.empty_like(x)
+    aclnn_emu.run("aclnnClamp", self=x, clipValueMax=1.0, out=out)  # min absent
+    assert np.array_equal(out[:5], [-5, -1, 0, 1, 1]) and np.isnan(out[5])
+    aclnn_emu.run("aclnnClamp", self=x, clipValueMin=3.0, clipValueMax=1.0, out=out)  # min > max: min wins
+    assert np.all(out[:5] == 3)
+    aclnn_emu.run("aclnnClampMin", self=x, clipValueMin=0.0, out=out)
+    assert np.array_equal(out[:5], [0, 0, 0, 1, 5])
+    aclnn_emu.run("aclnnInplaceClampMax", selfRef=x, clipValueMax=0.5)
+    assert np.array_equal(x[:5], [-5, -1, 0, 0.5, 0.5])
+    i = np.array([-7, 3, 9], np.int32)
+    oi = np.empty_like(i)
+    aclnn_emu.run("aclnnClamp", self=i, clipValueMin=(-2, np.int32), clipValueMax=(5, np.int32), out=oi)
+    assert np.array_equal(oi, [-2, 3, 5])
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnClamp", self=x, out=out)
+    assert e.value.code == NULLPTR and "clipValueMin" in e.value.message
+
+
+def test_elu_with_infinite_alpha_uses_cann_limit_form():
+    x = np.array([-2.0, -0.5, 0.5, 3.0], np.float32)
+    out = np.empty_like(x)
+    aclnn_emu.run("aclnnElu", self=x, alpha=float("inf"), scale=2.0, inputScale=1.0, out=out)
+    assert np.array_equal(out, [-np.inf, -np.inf, 1.0, 6.0])
+
+
+def test_threshold_rounds_scalars_to_the_tensor_dtype():
+    # 0.1 is not an fp16 value: CANN compares with fp16(0.1), so that exact value is not above it.
+    t16 = float(np.float16(0.1))
+    x = np.array([t16, np.nextafter(np.float16(t16), np.float16(1))], np.float16)
+    out = np.empty_like(x)
+    aclnn_emu.run("aclnnThreshold", self=x, threshold=0.1, value=-1.0, out=out)
+    assert np.array_equal(out, [np.float16(-1), x[1]])
+
+
+# ---------------------------------------------------------------- binary
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_binary_with_broadcasting(dtype):
+    a = data((2, 3, 1, 17), dtype, -3, 3, seed=1)
+    b = data((4, 1), dtype, 0.5, 3, seed=2)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    out = np.empty((2, 3, 4, 17), dtype)
+    for api, ref, extra in [("aclnnAdd", a64 + 1.5 * b64, {"alpha": 1.5}), ("aclnnSub", a64 - 2 * b64, {"alpha": 2.0}),
+                            ("aclnnMul", a64 * b64, {}), ("aclnnDiv", a64 / b64, {})]:
+        aclnn_emu.run(api, self=a, other=b, out=out, **extra)
+        assert_close(out, ref, dtype)
+
+
+def test_binary_promotion_and_integer_division():
+    a = np.arange(-6, 6, dtype=np.int32).reshape(3, 4)
+    b = np.full((4,), 4, np.int32)
+    f = np.empty((3, 4), np.float32)
+    aclnn_emu.run("aclnnDiv", self=a, other=b, out=f)  # true division in FLOAT
+    assert np.array_equal(f, (a / 4).astype(np.float32))
+    i = np.empty((3, 4), np.int32)
+    aclnn_emu.run("aclnnAdd", self=a, other=b, alpha=(3, np.int32), out=i)  # exact integer arithmetic
+    assert np.array_equal(i, a + 3 * b)
+    big = np.array([2**62, -(2**62)], np.int64)
+    o64 = np.empty_like(big)
+    aclnn_emu.run("aclnnAdd", self=big, other=np.array([1, -1], np.int64), alpha=(1, np.int64), out=o64)
+    assert np.array_equal(o64, [2**62 + 1, -(2**62) - 1])
+    mixed = np.empty((3, 4), np.float32)
+    aclnn_emu.run("aclnnMul", self=a, other=np.float32([0.5, 1, 2, 4]), out=mixed)
+    assert np.array_equal(mixed, a * np.float32([0.5, 1, 2, 4]))
+    with pytest.raises(AclnnError) as e:  # FLOAT result into an INT32 out
+        aclnn_emu.run("aclnnMul", self=a, other=np.float32([0.5, 1, 2, 4]), out=i)
+    assert e.value.code == INVALID and "out" in e.value.message
+
+
+def test_scalar_forms():
+    x = data((3, 10), np.float32, -2, 2)
+    x64 = x.astype(np.float64)
+    out = np.empty_like(x)
+    aclnn_emu.run("aclnnAdds", self=x, other=1.25, alpha=2.0, out=out)
+    assert_close(out, x64 + 2.5, np.float32)
+    aclnn_emu.run("aclnnSubs", self=x, other=1.25, alpha=1.0, out=out)
+    assert_close(out, x64 - 1.25, np.float32)
+    aclnn_emu.run("aclnnMuls", self=x, other=-3.0, out=out)
+    assert_close(out, x64 * -3, np.float32)
+    aclnn_emu.run("aclnnDivs", self=x, other=4.0, out=out)
+    assert_close(out, x64 / 4, np.float32)
+    e = np.abs(x) + 0.5
+    aclnn_emu.run("aclnnPowScalarTensor", self=2.0, exponent=e, out=out)
+    assert_close(out, 2.0 ** e.astype(np.float64), np.float32)
+    # A FLOAT scale on an FLOAT16 tensor is rounded to FLOAT16 first, as CANN does.
+    h = np.float16([1.0, 3.0, 1000.0])
+    oh = np.empty_like(h)
+    aclnn_emu.run("aclnnMuls", self=h, other=0.1, out=oh)
+    assert np.array_equal(oh, (h.astype(np.float32) * np.float32(np.float16(0.1))).astype(np.float16))
+
+
+def test_eq_tensor_and_in_place_binary():
+    a = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
+    b = np.array([1, 0, 6], np.float32)
+    out = np.empty((2, 3), np.bool_)
+    aclnn_emu.run("aclnnEqTensor", self=a, other=b.reshape(1, 3), out=out)
+    assert np.array_equal(out, a == b)
+    x = a.copy()
+    aclnn_emu.run("aclnnInplaceMul", selfRef=x, other=b)
+    assert np.array_equal(x, a * b)
+    aclnn_emu.run("aclnnInplaceAdd", selfRef=x, other=np.float32([1]), alpha=1.0)
+    assert np.array_equal(x, a * b + 1)
+    with pytest.raises(AclnnError) as e:  # other cannot broadcast into selfRef's shape
+        aclnn_emu.run("aclnnInplaceAdd", selfRef=b.copy(), other=a, alpha=1.0)
+    assert e.value.code == INVALID and "selfRef" in e.value.message
+
+
+def test_squaring_with_both_inputs_on_one_buffer_and_out_on_it_too():
+    x = data((4, 9), np.float32)
+    expected = x.astype(np.float64) ** 2
+    aclnn_emu.run("aclnnMul", self=x, other=x, out=x)  # ggml's SQR, in place
+    assert_close(x, expected, np.float32)
+
+
+def test_partial_overlap_is_refused():
+    buf = np.linspace(-1, 1, 65, dtype=np.float32)
+    before = buf.copy()
+    for api, args in [("aclnnExp", {"self": buf[:64], "out": buf[1:]}),
+                      ("aclnnAdd", {"self": buf[1:], "other": buf[:64], "alpha": 1.0, "out": buf[:64]})]:
+        with pytest.raises(AclnnError) as e:
+            aclnn_emu.run(api, **args)
+        assert e.value.code == INVALID and "out" in e.value.message and "overlap" in e.value.message
+    assert np.array_equal(buf, before)
+
+
+# ---------------------------------------------------------------- copy, cast, fill
+
+
+def test_cast_between_dtypes():
+    x = np.array([-2.7, -0.5, 0.5, 1.5, 2.5, 3e9, np.nan, 65519.0], np.float32)
+    out = np.empty(x.shape, np.float16)
+    aclnn_emu.run("aclnnCast", self=x, dtype=np.float16, out=out)
+    with np.errstate(all="ignore"):
+        assert np.array_equal(out, x.astype(np.float16), equal_nan=True)  # round to nearest even, inf past 65504
+    i = np.empty(x.shape, np.int32)
+    aclnn_emu.run("aclnnCast", self=x, dtype=np.int32, out=i)
+    assert np.array_equal(i, [-2, 0, 0, 1, 2, 2**31 - 1, 0, 65519])  # truncation, saturation, NaN -> 0
+    b = np.empty(x.shape, np.bool_)
+    aclnn_emu.run("aclnnCast", self=x, dtype=np.bool_, out=b)
+    assert np.array_equal(b, x != 0)
+    bf = np.empty(x.shape, BF16)
+    aclnn_emu.run("aclnnCast", self=x, dtype=BF16, out=bf)
+    assert np.array_equal(bf.view(np.uint16)[:6], x[:6].astype(BF16).view(np.uint16))
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnCast", self=x, dtype=np.float16, out=i)
+    assert e.value.code == INVALID and "dtype" in e.value.message
+
+
+def test_inplace_copy_broadcasts_and_converts_into_a_strided_view():
+    dst_base = np.zeros((4, 10), np.float16)
+    dst = dst_base[:, 2:8:2]  # (4, 3), strided, offset
+    src = np.array([1.5, -2.25, 3.0], np.float32)
+    aclnn_emu.run("aclnnInplaceCopy", selfRef=dst, src=src)
+    assert np.array_equal(dst, np.broadcast_to(src, (4, 3)).astype(np.float16))
+    mask = np.ones(dst_base.shape, bool)
+    mask[:, 2:8:2] = False
+    assert np.all(dst_base[mask] == 0)
+    t = np.arange(12, dtype=np.int64).reshape(3, 4)
+    dt = np.empty((4, 3), np.int64)
+    aclnn_emu.run("aclnnInplaceCopy", selfRef=dt, src=t.T)  # transposed view, same dtype: exact bytes
+    assert np.array_equal(dt, t.T)
+
+
+def test_zero_and_fill():
+    x = np.ones((3, 5), np.int32)
+    aclnn_emu.run("aclnnInplaceFillScalar", selfRef=x, value=7.9)
+    assert np.all(x == 7)  # converted to INT32 first
+    aclnn_emu.run("aclnnInplaceZero", selfRef=x)
+    assert np.all(x == 0)
+    h = np.ones((2, 3), np.float16)[:, ::2]
+    aclnn_emu.run("aclnnInplaceFillScalar", selfRef=h, value=0.1)
+    assert np.all(h == np.float16(0.1))
+
+
+# ---------------------------------------------------------------- gated units
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_swiglu_and_geglu(dtype):
+    x = data((2, 3, 16), dtype, -4, 4)
+    a, b = x[..., :8].astype(np.float64), x[..., 8:].astype(np.float64)
+    out = np.empty((2, 3, 8), dtype)
+    aclnn_emu.run("aclnnSwiGlu", x=x, dim=-1, out=out)
+    assert_close(out, a * sigmoid(a) * b, dtype)
+    gelu_out = np.empty_like(out)
+    aclnn_emu.run("aclnnGeGluV3", self=x, dim=2, approximate=1, activateLeft=True, out=out, outGelu=gelu_out)
+    assert_close(gelu_out, gelu_tanh(a), dtype)
+    assert_close(out, gelu_tanh(a) * b, dtype)
+    aclnn_emu.run("aclnnGeGluV3", self=x, dim=-1, approximate=0, activateLeft=False, out=out, outGelu=gelu_out)
+    assert_close(gelu_out, gelu_erf(b), dtype)
+    assert_close(out, a * gelu_erf(b), dtype)
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnSwiGlu", x=data((2, 5), dtype), dim=1, out=np.empty((2, 2), dtype))
+    assert e.value.code == INVALID and "even" in e.value.message
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnGeGluV3", self=x, dim=3, approximate=0, activateLeft=True, out=out, outGelu=gelu_out)
+    assert e.value.code == INVALID and "dim" in e.value.message
+
+
+# ---------------------------------------------------------------- ISA levels and errors
+
+
+def test_every_isa_level_gives_the_same_bits():
+    x = data((5, 1031), np.float32, -20, 20)  # blocks of 1024 and a ragged tail
+    h = x.astype(np.float16)
+    results = {}
+    for isa in aclnn_emu.available_isas():
+        aclnn_emu.set_isa_cap(isa)
+        try:
+            outs = []
+            for api in ["aclnnExp", "aclnnSigmoid", "aclnnTanh", "aclnnGelu", "aclnnSin", "aclnnHardswish"]:
+                for arr in (x, h):
+                    out = np.empty_like(arr)
+                    aclnn_emu.run(api, **{in_name(api): arr, "out": out})
+                    outs.append(out.view(np.uint8).copy())
+            o = np.empty_like(x)
+            aclnn_emu.run("aclnnAdd", self=x, other=x[:1], alpha=0.5, out=o)
+            outs.append(o.view(np.uint8).copy())
+            assert aclnn_emu.last_kernel().endswith(isa if isa != "avx512_bf16" else "avx512")
+            results[isa] = outs
+        finally:
+            aclnn_emu.set_isa_cap("avx512_bf16")
+    first = next(iter(results.values()))
+    for isa, outs in results.items():
+        for a, b in zip(first, outs):
+            assert np.array_equal(a, b), isa
+
+
+def test_null_and_dtype_errors_name_the_argument():
+    x = data((2, 3), np.float32)
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnAbs", self=x, out=np.empty((2, 3), np.float16))
+    assert e.value.code == INVALID and "out" in e.value.message and "ACL_FLOAT16" in e.value.message
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnGelu", self=x.astype(np.int32), out=np.empty((2, 3), np.int32))
+    assert e.value.code == INVALID and "self" in e.value.message and "ACL_INT32" in e.value.message
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnExp", self=x, out=np.empty((3, 2), np.float32))
+    assert e.value.code == INVALID and "shape" in e.value.message
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnNeg", self=x, out=np.empty((2, 3), np.int32))  # FLOAT cannot cast to INT32
+    assert e.value.code == INVALID and "out" in e.value.message
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnAdd", self=x, other=np.ones((4,), np.float32), alpha=1.0, out=x)
+    assert e.value.code == INVALID and "broadcast" in e.value.message
+    nine = np.ones((1,) * 9, np.float32)
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnExp", self=nine, out=nine.copy())
+    assert e.value.code == INVALID and "rank 9" in e.value.message
+    with pytest.raises(AclnnError) as e:
+        aclnn_emu.run("aclnnAdd", self=x, other=x, alpha=1.0, out=np.empty((2, 3), np.bool_))
+    assert e.value.code == INVALID
+
+
+def test_null_arguments_return_161001_with_the_name():
+    ffi, lib = aclnn_emu.ffi, aclnn_emu.lib
+    ws = ffi.new("uint64_t *")
+    ex = ffi.new("aclOpExecutor **")
+    for call, name in [(lambda: lib.aclnnExpGetWorkspaceSize(ffi.NULL, ffi.NULL, ws, ex), "self"),
+                       (lambda: lib.aclnnAddGetWorkspaceSize(ffi.NULL, ffi.NULL, ffi.NULL, ffi.NULL, ws, ex), "self"),
+                       (lambda: lib.aclnnInplaceCopyGetWorkspaceSize(ffi.NULL, ffi.NULL, ws, ex), "selfRef"),
+                       (lambda: lib.aclnnDivGetWorkspaceSize(ffi.NULL, ffi.NULL, ffi.NULL, ws, ex), "out")]:
+        assert call() == NULLPTR
+        assert name in aclnn_emu.errors.last_error_message()
+
+
+def test_registry_lists_only_implemented_operators():
+    ops = aclnn_emu.operators()
+    assert ops["aclnnAdd"] == [("self", "tensor"), ("other", "tensor"), ("alpha", "scalar"), ("out", "out")]
+    ffi, lib = aclnn_emu.ffi, aclnn_emu.lib
+    ws = ffi.new("uint64_t *")
+    ex = ffi.new("aclOpExecutor **")
+    for api, signature in ops.items():
+        args = [ffi.NULL if kind not in ("int", "bool", "double", "dtype") else 0 for _, kind in signature]
+        rc = getattr(lib, api + "GetWorkspaceSize")(*args, ws, ex)
+        assert rc not in (0, NOT_IMPLEMENTED), api
+    with pytest.raises(ValueError):
+        aclnn_emu.run("aclnnConvolution")

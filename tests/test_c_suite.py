@@ -35,6 +35,7 @@ CTESTS = [
     "sample_silu_backward",
     "streams",
     "moe",
+    "vmm",
     "rope_streaming",
     "sample_moe_token_permute_grad",
     "sample_moe_token_permute",

@@ -3,8 +3,9 @@
  * @brief AscendCL runtime API: devices, contexts, streams, events, memory.
  *
  * aclnn_emu emulates one device (id 0) on the host CPU. "Device memory" is
- * host memory handed out by aclrtMalloc and recorded in an allocation table,
- * so the library can tell a device block from any other pointer. Work queued
+ * host memory handed out by aclrtMalloc (or mapped by aclrtMapMem) and
+ * recorded in an allocation table, so the library can tell a device block
+ * from any other pointer. Work queued
  * on a stream runs before the queuing call returns (synchronous execution);
  * results are therefore ready at once, and code that synchronizes the stream
  * as CANN requires behaves exactly as on the device.
@@ -112,6 +113,51 @@ typedef enum aclrtCallbackBlockType {
     ACL_CALLBACK_BLOCK = 1
 } aclrtCallbackBlockType;
 
+/** Where physical memory lives (aclrtMallocPhysical). UNREGISTERED and MANAGED are refused. */
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE = 1,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED = 2,
+    ACL_MEM_LOCATION_TYPE_MANAGED = 3,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4
+} aclrtMemLocationType;
+
+/** A device (type DEVICE, id = device id) or the host (id unused, or the NUMA node). */
+typedef struct aclrtMemLocation {
+    uint32_t id;
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+/** How physical memory is allocated: only PINNED exists. */
+typedef enum aclrtMemAllocationType {
+    ACL_MEM_ALLOCATION_TYPE_PINNED = 0
+} aclrtMemAllocationType;
+
+/** The handle kind of physical memory; aclrtMallocPhysical accepts only NONE. */
+typedef enum aclrtMemHandleType {
+    ACL_MEM_HANDLE_TYPE_NONE = 0,
+    ACL_MEM_HANDLE_TYPE_POSIX = 2
+} aclrtMemHandleType;
+
+/** Properties of physical memory, for aclrtMallocPhysical and aclrtMemGetAllocationGranularity. */
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;
+    aclrtMemAllocationType allocationType;
+    aclrtMemAttr memAttr;
+    aclrtMemLocation location;
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+/** Which granularity aclrtMemGetAllocationGranularity reports (both are the same here). */
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM = 0,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED = 1,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF
+} aclrtMemGranularityOptions;
+
+/** Physical memory from aclrtMallocPhysical. */
+typedef void *aclrtDrvMemHandle;
+
 /* ---------------------------------------------------------------- devices */
 
 /**
@@ -163,6 +209,34 @@ ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL.
  */
 ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode);
+
+/**
+ * Reports whether @p deviceId can exchange data with @p peerDeviceId. The
+ * checks run in CANN's order; since aclnn_emu emulates one device, no pair
+ * of distinct valid ids exists and every call fails.
+ * @param canAccessPeer out: 1 or 0 (never written here).
+ * @param deviceId, peerDeviceId device ids in [0, aclrtGetDeviceCount), different from each other.
+ * @return ACL_ERROR_INVALID_PARAM (100000) when the two ids are equal;
+ *         ACL_ERROR_RT_INVALID_DEVICEID (107001) for an id other than 0;
+ *         ACL_ERROR_RT_PARAM_INVALID (107000) for NULL @p canAccessPeer.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+
+/**
+ * Lets the current device reach @p peerDeviceId (one direction). With one
+ * emulated device there is no peer: every call fails.
+ * @param flags reserved, must be 0.
+ * @return ACL_ERROR_FEATURE_UNSUPPORTED (200006) for @p flags other than 0;
+ *         ACL_ERROR_RT_CONTEXT_NULL (107002) when the thread has no current
+ *         device; ACL_ERROR_INVALID_PARAM (100000) when @p peerDeviceId is the
+ *         current device; ACL_ERROR_RT_INVALID_DEVICEID (107001) otherwise.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+
+/**
+ * Undoes aclrtDeviceEnablePeerAccess. Same codes, without the @p flags check.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
 
 /* --------------------------------------------------------------- contexts */
 
@@ -222,6 +296,19 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateStreamWithConfig(aclrtStream *stream, ui
  *         handle that is not a live stream.
  */
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
+
+/**
+ * Destroys a stream without waiting for its queued work, as CANN's forced
+ * destroy does: tasks that have not started are dropped (their executors,
+ * copies and markers released without running), a task already running is
+ * waited for (a running aclrtStreamWaitEvent gives up at once). A dropped
+ * aclrtRecordEvent leaves the event's recorded flag as it was but no longer
+ * pending, so nothing waits for it forever. An aclrtSynchronizeDevice or
+ * aclrtFree waiting in another thread for the dropped work returns.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or a
+ *         handle that is not a live stream.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream);
 
 /**
  * Blocks until all work queued on @p stream (NULL: the default stream) is done.
@@ -342,7 +429,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocAlign32(void **devPtr, size_t size, aclr
  * check from this call on.
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL, or for a
  *         pointer that is not the start of a live device block (never
- *         allocated, already freed, or host memory).
+ *         allocated, already freed, host memory, or memory mapped with
+ *         aclrtMapMem, which aclrtUnmapMem releases).
  */
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
 
@@ -383,8 +471,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int
  *         ACL_ERROR_INVALID_PARAM (100000) for NULL @p dst or @p src or a kind
  *         outside 0..5; ACL_ERROR_RT_PARAM_INVALID (107000) when count > destMax
  *         or @p kind misstates where a pointer lives: a device side must have
- *         @p count bytes inside one live aclrtMalloc block, a host side must
- *         not point into one (ACL_MEMCPY_DEFAULT accepts either, but a side
+ *         @p count bytes inside one live aclrtMalloc block (or one run of
+ *         aclrtMapMem mappings), a host side must not point into one (ACL_MEMCPY_DEFAULT accepts either, but a side
  *         that starts in a device block must still fit in it).
  */
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
@@ -402,6 +490,127 @@ ACL_FUNC_VISIBILITY aclError aclrtMemcpyAsync(void *dst, size_t destMax, const v
  *         an unknown attribute.
  */
 ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+
+/* --------------------------------------------------------- virtual memory
+ *
+ * Reserve an address range, allocate physical memory, map it into the range,
+ * use it, unmap, free, release: the way ggml-cann's memory pool grows one
+ * contiguous device range. Everything here is real: a reservation is an
+ * inaccessible (PROT_NONE) host mapping, physical memory is an anonymous
+ * shared memory file, and aclrtMapMem maps that file over the reserved pages.
+ * Mapped memory is device memory to every check (operators, aclrtMemcpy
+ * kinds, aclrtMemset): the mappings that follow each other without a gap
+ * inside one reservation count as one block, so a tensor may span two of
+ * them; unmapped or released addresses are not device memory. The
+ * granularity is 2 MiB (CANN's huge page; 1 GiB for the HUGE1G attributes).
+ * What is still reserved, mapped or allocated at aclFinalize is listed by
+ * the leak report (ACLNN_EMU_REPORT_LEAKS=1), as aclrtMalloc blocks are.
+ */
+
+/**
+ * Reserves a range of virtual addresses, inaccessible until aclrtMapMem.
+ * @param virPtr out: the start of the range; left untouched on failure.
+ * @param size bytes, not 0; rounded up to the granularity (2 MiB).
+ * @param alignment 0 (the granularity) or a power of two: the start is
+ *        aligned to it, and always to the granularity.
+ * @param expectPtr NULL (any address) or the start wanted: aligned to the
+ *        alignment (to 1 GiB when @p size is over 1 GiB), and free.
+ * @param flags 0 (normal pages) or 1 (huge pages); no difference here.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL @p virPtr,
+ *         @p size 0 or @p flags above 1; ACL_ERROR_RT_PARAM_INVALID (107000)
+ *         for an alignment that is not a power of two or a misaligned
+ *         @p expectPtr; ACL_ERROR_RT_MEMORY_ALLOCATION (207001) when the
+ *         addresses are not available (@p expectPtr in use, or too large).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                                    uint64_t flags);
+
+/**
+ * Releases a range from aclrtReserveMemAddress.
+ * @param virPtr the start of the range, as returned.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL;
+ *         ACL_ERROR_RT_PARAM_INVALID (107000) for an address that is not the
+ *         start of a live reservation, or a reservation that still has
+ *         mappings (aclrtUnmapMem them first).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr);
+
+/**
+ * Allocates @p size bytes of physical memory, to be mapped with aclrtMapMem
+ * (zero-filled, committed page by page at first touch).
+ * @param handle out: the memory; left untouched on failure.
+ * @param size a multiple of the granularity of @p prop (see
+ *        aclrtMemGetAllocationGranularity), not 0.
+ * @param prop handleType ACL_MEM_HANDLE_TYPE_NONE, allocationType
+ *        ACL_MEM_ALLOCATION_TYPE_PINNED, location HOST, HOST_NUMA or DEVICE
+ *        (id 0), memAttr an HBM attribute (HUGE, NORMAL, HUGE1G), or for a
+ *        host location a DDR one (DDR_MEM_HUGE, _NORMAL, _P2P_HUGE, _P2P_NORMAL).
+ * @param flags reserved, must be 0.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL @p handle or
+ *         @p prop, @p size 0, @p flags not 0 or a @p prop field CANN refuses;
+ *         ACL_ERROR_RT_INVALID_DEVICEID (107001) for a device location other
+ *         than 0; ACL_ERROR_RT_PARAM_INVALID (107000) for a size that is not a
+ *         multiple of the granularity or a location type out of range;
+ *         ACL_ERROR_RT_MEMORY_ALLOCATION (207001) for more than the host's
+ *         memory or when the host is out of memory.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
+                                                 const aclrtPhysicalMemProp *prop, uint64_t flags);
+
+/**
+ * Frees physical memory from aclrtMallocPhysical.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL;
+ *         ACL_ERROR_RT_INVALID_HANDLE (107017) for a handle that is not live
+ *         (never allocated or already freed); ACL_ERROR_RT_PARAM_INVALID
+ *         (107000) while the memory is still mapped.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+
+/**
+ * Maps all of @p handle's memory at @p virPtr, inside one reservation. One
+ * handle may be mapped at several places; they share its bytes.
+ * @param virPtr where: a multiple of the handle's granularity, with
+ *        @p size bytes inside one reservation and not mapped yet.
+ * @param size the handle's size, as given to aclrtMallocPhysical.
+ * @param offset into the physical memory: must be 0.
+ * @param flags reserved, must be 0.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL @p virPtr or
+ *         @p handle, @p size 0 or @p flags not 0; ACL_ERROR_RT_INVALID_HANDLE
+ *         (107017) for a handle that is not live; ACL_ERROR_RT_PARAM_INVALID
+ *         (107000) for an @p offset other than 0, a @p size other than the
+ *         handle's, a misaligned @p virPtr, a range outside (or running out
+ *         of) every reservation or overlapping a mapping;
+ *         ACL_ERROR_RT_MEMORY_ALLOCATION (207001) when the host refuses the mapping.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+                                         uint64_t flags);
+
+/**
+ * Unmaps the mapping that starts at @p virPtr: its addresses are reserved
+ * and inaccessible again, and no longer device memory. Work still queued on
+ * any stream that uses them is waited for first, as aclrtFree does.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL;
+ *         ACL_ERROR_RT_PARAM_INVALID (107000) for an address where no
+ *         mapping starts.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
+
+/**
+ * Reports the granularity of physical memory with properties @p prop: the
+ * unit of aclrtMallocPhysical sizes and aclrtMapMem addresses. Both options
+ * give 2 MiB, CANN's huge page (1 GiB for ACL_HBM_MEM_HUGE1G).
+ * @param prop memAttr and location are checked as aclrtMallocPhysical does
+ *        (handleType and allocationType are not looked at).
+ * @param option ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM or _RECOMMENDED.
+ * @param granularity out: bytes; left untouched on failure.
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL @p prop or
+ *         @p granularity or a memAttr CANN refuses; ACL_ERROR_RT_PARAM_INVALID
+ *         (107000) for another @p option or a location type out of range;
+ *         ACL_ERROR_RT_INVALID_DEVICEID (107001) for a device location other than 0.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
+                                                              aclrtMemGranularityOptions option,
+                                                              size_t *granularity);
 
 #ifdef __cplusplus
 }

@@ -348,6 +348,19 @@ bool emu_views_share_bytes(const emu_view *a, const emu_view *b)
                               emu_view_extent_bytes(b));
 }
 
+bool emu_views_identical(const emu_view *a, const emu_view *b)
+{
+    if (a->dtype != b->dtype || emu_view_origin(a) != emu_view_origin(b) || !emu_view_same_shape(a, b)) {
+        return false;
+    }
+    for (int32_t i = 0; i < a->rank; ++i) {
+        if (a->shape[i] != 1 && a->strides[i] != b->strides[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool emu_view_may_self_overlap(const emu_view *view)
 {
     if (emu_view_is_empty(view)) {

@@ -38,6 +38,8 @@ size_t emu_view_extent_bytes(const emu_view *view);
  * stride, each dimension steps over the whole reach of the smaller ones);
  * true for stride-0 broadcasts and other views that may alias themselves. */
 bool emu_view_may_self_overlap(const emu_view *view);
+/* Two views of exactly the same elements (origin, dtype, shape, strides). */
+bool emu_views_identical(const emu_view *a, const emu_view *b);
 /* Both views have memory and elements, and their extents (first to last
  * byte) overlap. */
 bool emu_views_share_bytes(const emu_view *a, const emu_view *b);

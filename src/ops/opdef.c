@@ -194,19 +194,6 @@ bool emu_can_cast(aclDataType from, aclDataType to)
     return true;
 }
 
-bool emu_views_identical(const emu_view *a, const emu_view *b)
-{
-    if (a->dtype != b->dtype || emu_view_origin(a) != emu_view_origin(b) || !emu_view_same_shape(a, b)) {
-        return false;
-    }
-    for (int32_t i = 0; i < a->rank; ++i) {
-        if (a->shape[i] != 1 && a->strides[i] != b->strides[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 aclnnStatus emu_check_exact_alias(const char *api, const char *out_name, const aclTensor *out,
                                   const char *in_name, const aclTensor *input)
 {

@@ -63,9 +63,7 @@ int64_t emu_scalar_to_int64(const aclScalar *scalar);
  * truncated (saturating) into integers, 0 or 1 for BOOL. */
 double emu_round_to_dtype(double value, aclDataType dtype);
 
-/* ---- in-place ----
- * Two views of exactly the same elements (origin, dtype, shape, strides). */
-bool emu_views_identical(const emu_view *a, const emu_view *b);
+/* ---- in-place ---- */
 /* `out` either is exactly `input` (an in-place call) or shares no byte with
  * it; a partial overlap would make the result depend on the order in which
  * the kernel reads and writes, so it is refused with 161002. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/emu.h"
+#include "runtime/vmm.h"
 
 enum {
     EMU_DEVICE_ALIGN = 64,
@@ -23,6 +24,7 @@ typedef struct {
     int policy;
     bool mapped;      /* a mapping of its own (map_block), not from malloc */
     bool unreported;  /* from aclnnEmuMallocResult: the leak report leaves it out */
+    bool vmm;         /* a run of aclrtMapMem mappings (vmm.c): not aclrtFree's, reported by vmm.c */
 } block_record;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -78,43 +80,89 @@ static size_t upper_bound(const void *ptr)
     return lo;
 }
 
+/* Under table_lock: room for `count` records in all. */
+static bool reserve_table_locked(size_t count)
+{
+    if (count <= table_capacity) {
+        return true;
+    }
+    size_t capacity = table_capacity ? table_capacity : 64;
+    while (capacity < count) {
+        capacity *= 2;
+    }
+    block_record *grown = realloc(table, capacity * sizeof *grown);
+    if (grown == NULL) {
+        return false;
+    }
+    table = grown;
+    table_capacity = capacity;
+    return true;
+}
+
+/* Under table_lock, with room for one more record. */
+static void insert_locked(block_record record)
+{
+    size_t at = upper_bound(record.base);
+    memmove(&table[at + 1], &table[at], (table_count - at) * sizeof *table);
+    table[at] = record;
+    ++table_count;
+}
+
 static bool table_insert(block_record record)
 {
-    bool ok = true;
     pthread_mutex_lock(&table_lock);
-    if (table_count == table_capacity) {
-        size_t capacity = table_capacity ? table_capacity * 2 : 64;
-        block_record *grown = realloc(table, capacity * sizeof *grown);
-        if (grown == NULL) {
-            ok = false;
-        } else {
-            table = grown;
-            table_capacity = capacity;
-        }
-    }
+    bool ok = reserve_table_locked(table_count + 1);
     if (ok) {
-        size_t at = upper_bound(record.base);
-        memmove(&table[at + 1], &table[at], (table_count - at) * sizeof *table);
-        table[at] = record;
-        ++table_count;
+        insert_locked(record);
     }
     pthread_mutex_unlock(&table_lock);
     return ok;
 }
 
-static bool table_remove(void *base, block_record *removed)
+/* Under table_lock: removes the record that starts at `base` and is (vmm)
+ * or is not (!vmm) a run of mappings; false if there is none. */
+static bool remove_locked(const void *base, bool vmm, block_record *removed)
 {
-    bool found = false;
-    pthread_mutex_lock(&table_lock);
     size_t at = upper_bound(base);
-    if (at > 0 && table[at - 1].base == base) {
-        *removed = table[at - 1];
-        memmove(&table[at - 1], &table[at], (table_count - at) * sizeof *table);
-        --table_count;
-        found = true;
+    if (at == 0 || table[at - 1].base != base || table[at - 1].vmm != vmm) {
+        return false;
     }
+    if (removed != NULL) {
+        *removed = table[at - 1];
+    }
+    memmove(&table[at - 1], &table[at], (table_count - at) * sizeof *table);
+    --table_count;
+    return true;
+}
+
+/* Removes the aclrtMalloc block that starts at `base`; *mapped_run tells
+ * when `base` lies in a run of mappings instead. */
+static bool table_remove(void *base, block_record *removed, bool *mapped_run)
+{
+    pthread_mutex_lock(&table_lock);
+    bool found = remove_locked(base, false, removed);
+    size_t at = upper_bound(base);
+    *mapped_run = !found && at > 0 && table[at - 1].vmm &&
+                  (size_t)((const char *)base - (const char *)table[at - 1].base) < table[at - 1].size;
     pthread_mutex_unlock(&table_lock);
     return found;
+}
+
+bool emu_device_regions_replace(const emu_block *old, size_t old_count, const emu_block *add, size_t add_count)
+{
+    pthread_mutex_lock(&table_lock);
+    bool ok = reserve_table_locked(table_count + add_count);
+    if (ok) {
+        for (size_t i = 0; i < old_count; ++i) {
+            remove_locked(old[i].base, true, NULL);
+        }
+        for (size_t i = 0; i < add_count; ++i) {
+            insert_locked((block_record){.base = add[i].base, .size = add[i].size, .reserved = add[i].size,
+                                         .unreported = true, .vmm = true});
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return ok;
 }
 
 bool emu_device_block_find(const void *ptr, size_t len, emu_block *out)
@@ -179,7 +227,7 @@ size_t emu_device_blocks_report(void *out_file)
         }
     }
     pthread_mutex_unlock(&table_lock);
-    return count;
+    return count + emu_vmm_report(out); /* reservations and physical memory */
 }
 
 bool emu_device_range_ok(const void *ptr, size_t len)
@@ -468,7 +516,13 @@ aclError aclrtFree(void *devPtr)
         emu_streams_wait_for_block(block.base, block.size);
     }
     block_record removed;
-    if (!table_remove(devPtr, &removed)) {
+    bool mapped_run = false;
+    if (!table_remove(devPtr, &removed, &mapped_run)) {
+        if (mapped_run) {
+            return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr %p is virtual memory mapped with "
+                                                     "aclrtMapMem; expected aclrtUnmapMem for it (aclrtFree takes "
+                                                     "pointers from aclrtMalloc).", devPtr);
+        }
         return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr %p is not the start of a live device block; "
                                                  "expected a pointer returned by aclrtMalloc and not yet freed.",
                         devPtr);

@@ -59,6 +59,7 @@ struct emu_stream {
     emu_stream *next_live; /* in the list of live streams */
     int borrowers;         /* device-wide waits using it; under streams_lock */
     bool destroyed;        /* destroyed while borrowed: the last borrower frees it; under streams_lock */
+    bool abandoned;        /* aclrtDestroyStreamForce: a running event wait gives up; under events_lock */
 };
 
 /* The live streams, for aclrtSynchronizeDevice and aclrtFree. */
@@ -421,14 +422,17 @@ aclError aclrtCreateStream(aclrtStream *stream)
     return create_stream("aclrtCreateStream", stream, 0, 0);
 }
 
-aclError aclrtDestroyStream(aclrtStream stream)
+/* Both destroy calls: the handle, checked and removed from the registry
+ * and the live list; NULL after setting the message. */
+static emu_stream *retire_stream(const char *api, aclrtStream stream)
 {
     if (stream == NULL) {
-        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is NULL; expected a stream from "
-                                                 "aclrtCreateStream.");
+        emu_fail(ACL_ERROR_INVALID_PARAM, "%s: stream is NULL; expected a stream from aclrtCreateStream.", api);
+        return NULL;
     }
     if (!emu_handle_remove(stream, EMU_HANDLE_STREAM)) {
-        return bad_stream("aclrtDestroyStream", stream);
+        bad_stream(api, stream);
+        return NULL;
     }
     emu_stream *s = stream;
     pthread_mutex_lock(&streams_lock);
@@ -439,6 +443,31 @@ aclError aclrtDestroyStream(aclrtStream stream)
         }
     }
     pthread_mutex_unlock(&streams_lock);
+    return s;
+}
+
+/* Both destroy calls, once the worker has stopped. A device-wide wait
+ * (aclrtSynchronizeDevice, aclrtFree) may still hold the stream, waiting
+ * for work on other streams: its last borrower frees it. Waiting here
+ * instead deadlocked a thread that would, after this call, record the
+ * event those waits need. */
+static void free_unless_borrowed(emu_stream *s)
+{
+    pthread_mutex_lock(&streams_lock);
+    const bool borrowed = s->borrowers > 0;
+    s->destroyed = borrowed;
+    pthread_mutex_unlock(&streams_lock);
+    if (!borrowed) {
+        free_stream(s);
+    }
+}
+
+aclError aclrtDestroyStream(aclrtStream stream)
+{
+    emu_stream *s = retire_stream("aclrtDestroyStream", stream);
+    if (s == NULL) {
+        return ACL_ERROR_INVALID_PARAM;
+    }
     /* The queued work still runs: the worker drains the queue before it stops. */
     pthread_mutex_lock(&s->lock);
     ensure_worker_locked(s);
@@ -449,17 +478,43 @@ aclError aclrtDestroyStream(aclrtStream stream)
     if (started) {
         pthread_join(s->worker, NULL);
     }
-    /* A device-wide wait (aclrtSynchronizeDevice, aclrtFree) may still hold
-     * it, waiting for work on other streams: its last borrower frees it.
-     * Waiting here instead deadlocked a thread that would, after this call,
-     * record the event those waits need. */
-    pthread_mutex_lock(&streams_lock);
-    const bool borrowed = s->borrowers > 0;
-    s->destroyed = borrowed;
-    pthread_mutex_unlock(&streams_lock);
-    if (!borrowed) {
-        free_stream(s);
+    free_unless_borrowed(s);
+    return ACL_SUCCESS;
+}
+
+static void discard_tasks(emu_task *head);
+static void abandon_event_waits(emu_stream *s);
+
+aclError aclrtDestroyStreamForce(aclrtStream stream)
+{
+    emu_stream *s = retire_stream("aclrtDestroyStreamForce", stream);
+    if (s == NULL) {
+        return ACL_ERROR_INVALID_PARAM;
     }
+    /* Tasks not started yet leave the queue; a running event wait gives up. */
+    pthread_mutex_lock(&s->lock);
+    emu_task *dropped = s->head;
+    s->head = NULL;
+    s->tail = NULL;
+    s->stopping = true;
+    pthread_mutex_unlock(&s->lock);
+    abandon_event_waits(s);
+    /* The running task, if any, finishes; then everything queued counts as
+     * complete, so threads synchronizing the stream return. */
+    pthread_mutex_lock(&s->lock);
+    while (s->busy_seq != 0) {
+        pthread_cond_wait(&s->task_done, &s->lock);
+    }
+    s->completed = s->submitted;
+    pthread_cond_broadcast(&s->task_done);
+    pthread_cond_signal(&s->task_ready);
+    bool started = s->worker_started;
+    pthread_mutex_unlock(&s->lock);
+    if (started) {
+        pthread_join(s->worker, NULL);
+    }
+    discard_tasks(dropped);
+    free_unless_borrowed(s);
     return ACL_SUCCESS;
 }
 
@@ -548,6 +603,7 @@ typedef struct {
     marker_kind kind;
     uint64_t target; /* record: its number; wait: the record count to reach */
     bool on_heap;    /* queued markers are on the heap; inline ones on the stack */
+    const bool *abandoned; /* its stream's flag (NULL inline): a wait gives up; under events_lock */
 } event_marker;
 
 /* A wait holds its stream here. A record or reset takes effect in its
@@ -562,7 +618,7 @@ static void run_marker(emu_task *task)
     }
     emu_event *ev = m->event;
     pthread_mutex_lock(&events_lock);
-    while (ev->completed < m->target) {
+    while (ev->completed < m->target && (m->abandoned == NULL || !*m->abandoned)) {
         pthread_cond_wait(&events_changed, &events_lock);
     }
     pthread_mutex_unlock(&events_lock);
@@ -607,6 +663,7 @@ static aclError submit_marker(const char *api, emu_event *ev, aclrtStream stream
     m->event = ev;
     m->kind = kind;
     m->on_heap = !inline_run;
+    m->abandoned = inline_run ? NULL : &((emu_stream *)stream)->abandoned;
     pthread_mutex_lock(&events_lock);
     ++ev->refs;
     switch (kind) {
@@ -624,6 +681,38 @@ static aclError submit_marker(const char *api, emu_event *ev, aclrtStream stream
     pthread_mutex_unlock(&events_lock);
     emu_stream_submit(stream, &m->task);
     return ACL_SUCCESS;
+}
+
+static void abandon_event_waits(emu_stream *s)
+{
+    pthread_mutex_lock(&events_lock);
+    s->abandoned = true;
+    pthread_cond_broadcast(&events_changed);
+    pthread_mutex_unlock(&events_lock);
+}
+
+/* Releases tasks aclrtDestroyStreamForce dropped, without running them. A
+ * dropped record completes its number without touching the event's flag or
+ * timestamp, so that no wait for it lasts forever. */
+static void discard_tasks(emu_task *head)
+{
+    while (head != NULL) {
+        emu_task *task = head;
+        head = task->next;
+        if (task->run != run_marker) {
+            finish_task(task);
+            continue;
+        }
+        event_marker *m = (event_marker *)task;
+        pthread_mutex_lock(&events_lock);
+        if (m->kind == MARK_RECORD && m->target > m->event->completed) {
+            m->event->completed = m->target;
+            pthread_cond_broadcast(&events_changed);
+        }
+        event_release_locked(m->event);
+        pthread_mutex_unlock(&events_lock);
+        free(m);
+    }
 }
 
 static aclError bad_event(const char *api, const char *name, aclrtEvent event)

@@ -11,7 +11,8 @@
 #include "runtime/vmm.h"
 
 enum {
-    EMU_DEVICE_ALIGN = 64,
+    /* As the device allocator: ggml-cann, for one, assumes 128-byte aligned blocks. */
+    EMU_DEVICE_ALIGN = 512,
     /* Blocks this large are aligned to a huge page so THP can back them. */
     EMU_HUGE_THRESHOLD = 2 << 20,
     EMU_HUGE_PAGE = 2 << 20,

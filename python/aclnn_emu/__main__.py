@@ -1,19 +1,31 @@
 """``python -m aclnn_emu``: print where the installed C library, headers and CMake files are.
 
     cmake -Daclnn_emu_DIR="$(python -m aclnn_emu --cmake-dir)" ...
-    cc -I"$(python -m aclnn_emu --include-dir)" -L"$(python -m aclnn_emu --lib-dir)" -laclnn_emu ...
+    cc $(python -m aclnn_emu --cflags) main.c $(python -m aclnn_emu --libs)
+    cc -I"$(python -m aclnn_emu --include-dir)" -I"$(python -m aclnn_emu --include-dir)/aclnnop" \\
+       -L"$(python -m aclnn_emu --lib-dir)" -lascendcl -lnnopbase -lopapi ...
+
+The include folder holds ``acl/acl.h`` and ``aclnnop/aclnn_<op>.h``; put its
+``aclnnop`` subfolder on the include path too, as CANN's does, for programs
+that write ``#include "aclnn_<op>.h"`` (the CMake target does).
+
+The prefix is laid out like a CANN toolkit (``include/``, ``lib64/``, and
+``lib/``), so CANN's own CMake files take it as it is:
+
+    cmake -DCANN_INSTALL_DIR="$(python -m aclnn_emu --prefix)" ...
 """
 
 import argparse
 import importlib.util
 import os
+import shlex
 import sys
 
 from . import __version__ as VERSION
 
 
 def prefix():
-    """The install prefix of the C side: the folder holding the compiled cffi module, lib/ and include/."""
+    """The install prefix of the C side: the folder holding the compiled cffi module, lib/, lib64/ and include/."""
     spec = importlib.util.find_spec("aclnn_emu._aclnn_emu_cffi")
     if spec is not None and spec.origin:
         return os.path.dirname(os.path.abspath(spec.origin))
@@ -23,6 +35,11 @@ def prefix():
 def include_dir():
     """Folder of the public headers (``acl/acl.h`` ...)."""
     return os.path.join(prefix(), "include")
+
+
+def include_dirs():
+    """Both folders a compiler needs: ``include`` and ``include/aclnnop`` (for ``#include "aclnn_silu.h"``)."""
+    return [include_dir(), os.path.join(include_dir(), "aclnnop")]
 
 
 def lib_dir():
@@ -35,25 +52,44 @@ def cmake_dir():
     return os.path.join(lib_dir(), "cmake", "aclnn_emu")
 
 
+def cflags():
+    """Compiler flags for the headers: ``-I<include> -I<include>/aclnnop``."""
+    return " ".join(shlex.quote("-I" + d) for d in include_dirs())
+
+
+def libs():
+    """Linker flags for CANN's link names, with an RPATH to the library."""
+    lib = lib_dir()
+    return " ".join([shlex.quote("-L" + lib), "-lascendcl", "-lnnopbase", "-lopapi", shlex.quote("-Wl,-rpath," + lib)])
+
+
 def main(argv=None):
     """Parse the command line and print the requested paths, one per line."""
     parser = argparse.ArgumentParser(
         prog="python -m aclnn_emu",
         description="Print where the installed aclnn_emu C library, headers and CMake package files are.",
     )
-    parser.add_argument("--prefix", action="store_true", help="the installation prefix")
-    parser.add_argument("--include-dir", action="store_true", help="the directory of the C headers")
+    parser.add_argument("--prefix", action="store_true",
+                        help="the installation prefix, laid out like CANN's (include/, lib64/): "
+                             "give it as CANN_INSTALL_DIR or ASCEND_TOOLKIT_HOME")
+    parser.add_argument("--include-dir", action="store_true",
+                        help="the directory of the C headers (put its aclnnop/ subdirectory on the include "
+                             "path too, for #include \"aclnn_xxx.h\"; --cflags gives both)")
     parser.add_argument("--lib-dir", action="store_true", help="the directory of libaclnn_emu")
     parser.add_argument("--cmake-dir", action="store_true", help="the directory of aclnn_emuConfig.cmake")
+    parser.add_argument("--cflags", action="store_true", help="compiler flags: -I<include-dir> -I<include-dir>/aclnnop")
+    parser.add_argument("--libs", action="store_true",
+                        help="linker flags: -L<lib-dir> -lascendcl -lnnopbase -lopapi -Wl,-rpath,<lib-dir>")
     parser.add_argument("--version", action="version", version=VERSION)
     args = parser.parse_args(argv)
     requests = [
-        (args.prefix, prefix, None),
+        (args.prefix, prefix, os.path.join("include", "acl", "acl.h")),
         (args.include_dir, include_dir, os.path.join("acl", "acl.h")),
         (args.lib_dir, lib_dir, None),
         (args.cmake_dir, cmake_dir, "aclnn_emuConfig.cmake"),
     ]
-    if not any(flag for flag, _, _ in requests):
+    flags = [(args.cflags, cflags, include_dir()), (args.libs, libs, lib_dir())]
+    if not any(flag for flag, _, _ in requests + flags):
         parser.print_help()
         return 0
     status = 0
@@ -65,6 +101,13 @@ def main(argv=None):
             print("aclnn_emu: %s not found (is the package installed from a wheel?)" % path, file=sys.stderr)
             status = 1
         print(path)
+    for flag, fn, folder in flags:
+        if not flag:
+            continue
+        if not os.path.isdir(folder):
+            print("aclnn_emu: %s not found (is the package installed from a wheel?)" % folder, file=sys.stderr)
+            status = 1
+        print(fn())
     return status
 
 

@@ -22,6 +22,11 @@ static size_t consumed_next;
 aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_api, int input_count,
                                    int output_count)
 {
+    if (input_count < 0 || output_count < 0 || input_count + output_count > EMU_MAX_OP_TENSORS) {
+        emu_set_message("%s: %d inputs and %d outputs do not fit the executor's %d tensor slots.", phase1_api,
+                        input_count, output_count, (int)EMU_MAX_OP_TENSORS);
+        return NULL;
+    }
     aclOpExecutor *executor = malloc(sizeof *executor);
     if (executor == NULL) {
         emu_set_message("%s: out of host memory while creating the executor.", phase1_api);
@@ -48,6 +53,9 @@ void emu_executor_name_tensors(aclOpExecutor *executor, const char *const *names
 
 void emu_executor_bind(aclOpExecutor *executor, int index, const aclTensor *tensor)
 {
+    if (index < 0 || index >= executor->input_count + executor->output_count) {
+        return; /* emu_executor_create sized the slots: an operator's bug, never the caller's */
+    }
     executor->present[index] = tensor != NULL;
     if (tensor != NULL) {
         executor->tensors[index] = tensor->view;

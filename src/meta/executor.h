@@ -45,7 +45,8 @@ struct aclOpExecutor {
     _Alignas(64) unsigned char plan[EMU_PLAN_BYTES];
 };
 
-/* A new, registered executor with no tensors; NULL (message set) when out of memory. */
+/* A new executor with no tensors; NULL (message set) when out of memory or
+ * when the tensors do not fit EMU_MAX_OP_TENSORS slots. */
 aclOpExecutor *emu_executor_create(const char *phase1_api, const char *phase2_api, int input_count,
                                    int output_count);
 /* Optional: the operator's argument names for the tensor slots (inputs,

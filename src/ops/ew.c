@@ -233,6 +233,14 @@ static void fill_params(ew_plan *plan, const emu_ew_call *call)
     }
 }
 
+aclnnStatus emu_ew_check(const char *api, const emu_ew_def *def, const emu_ew_call *call)
+{
+    aclDataType compute_dtype = ACL_FLOAT;
+    EMU_TRY(check_dtypes(api, def, call, &compute_dtype));
+    EMU_TRY(check_shapes(api, def, call));
+    return check_memory(api, def, call);
+}
+
 aclnnStatus emu_ew_prepare(const char *api, const emu_ew_def *def, const emu_ew_call *call, const int *slots,
                            emu_ew_plan *plan)
 {

@@ -93,6 +93,9 @@ typedef struct {
 /* Phase 1 of every element-wise operator after its null checks. */
 aclnnStatus emu_ew_get_workspace_size(const emu_ew_def *def, const emu_ew_call *call, uint64_t *workspace_size,
                                       aclOpExecutor **executor);
+/* The checks of emu_ew_get_workspace_size alone, for operators that plan
+ * with kernels of their own (SiLU's tuned kernels). */
+aclnnStatus emu_ew_check(const char *api, const emu_ew_def *def, const emu_ew_call *call);
 /* The checks and plan of emu_ew_get_workspace_size without an executor,
  * for operators that run several element-wise loops: operand k is executor
  * slot slots[k] (NULL: slot k). */

@@ -1,10 +1,14 @@
-/* aclnnSilu: the forward of SiluBackward, so users and tests can run both. */
+/* aclnnSilu: out = self * sigmoid(self) (hicann/ops-nn activation/swish,
+ * aclnn_silu.cpp): declared on the element-wise layer, which validates it;
+ * run by SiLU's tuned kernels (src/ops/elementwise.c). */
 #include "aclnnop/aclnn_silu.h"
-#include "ops/check.h"
 #include "ops/elementwise.h"
+#include "ops/ew.h"
 
-static const aclDataType SUPPORTED[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-enum { SILU_MAX_RANK = 8 };
+static const emu_dtype_table SILU_TYPES = EMU_DTYPES(EMU_F | EMU_H | EMU_B);
+static const emu_ew_def SILU = {.api = "aclnnSilu", .kernel = EMU_EWK_silu, .input_count = 1,
+                                .names = {"self", "out"}, .in_dtypes = &SILU_TYPES, .out_dtypes = &SILU_TYPES,
+                                .result = EMU_EW_RESULT_PROMOTE, .out_rule = EMU_EW_OUT_SAME};
 
 aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize,
                                       aclOpExecutor **executor)
@@ -14,25 +18,15 @@ aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uin
     EMU_TRY(emu_check_not_null(API, "executor", executor));
     EMU_TRY(emu_check_not_null(API, "self", self));
     EMU_TRY(emu_check_not_null(API, "out", out));
-    EMU_TRY(emu_check_dtype_in(API, "self", self, SUPPORTED, 3));
-    EMU_TRY(emu_check_dtype_in(API, "out", out, SUPPORTED, 3));
-    EMU_TRY(emu_check_same_dtype(API, "out", out, "self", self));
-    EMU_TRY(emu_check_bf16_supported(API, "self", self));
-    EMU_TRY(emu_check_max_rank(API, "self", self, SILU_MAX_RANK));
-    EMU_TRY(emu_check_max_rank(API, "out", out, SILU_MAX_RANK));
-    EMU_TRY(emu_check_same_shape(API, "out", out, "self", self, ACLNN_ERR_PARAM_INVALID));
-    EMU_TRY(emu_check_has_data(API, "self", self));
-    EMU_TRY(emu_check_has_data(API, "out", out));
-    EMU_TRY(emu_check_device_memory(API, "self", self));
-    EMU_TRY(emu_check_device_memory(API, "out", out));
+    const emu_ew_call call = EMU_EW_CALL(.inputs = {self}, .out = out);
+    EMU_TRY(emu_ew_check(API, &SILU, &call));
 
     aclOpExecutor *planned = emu_executor_create(API, "aclnnSilu", 1, 1);
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
-    emu_executor_allow_aliasing(planned); /* element-wise: in-place calls are fine */
-    static const char *const NAMES[] = {"self", "out"};
-    emu_executor_name_tensors(planned, NAMES);
+    emu_executor_allow_aliasing(planned); /* exact aliasing only: emu_ew_check refused partial overlap */
+    emu_executor_name_tensors(planned, SILU.names);
     emu_executor_bind(planned, 0, self);
     emu_executor_bind(planned, 1, out);
     return emu_elementwise_publish(planned, EMU_EW_SILU, workspaceSize, executor);

@@ -275,7 +275,9 @@ static void test_device_memory_checks(void)
     /* A workspace in host memory is refused at phase 2. */
     int64_t two[2] = {4, 7}, transposed[2] = {1, 4};
     aclTensor *strided_in = aclCreateTensor(two, 2, ACL_FLOAT, transposed, 0, ACL_FORMAT_ND, shape, 1, block);
-    aclTensor *dense_out = aclCreateTensor(two, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, block);
+    void *out_block = NULL; /* its own memory: a partial overlap with strided_in is refused */
+    CHECK(aclrtMalloc(&out_block, 28 * sizeof(float), ACL_MEM_MALLOC_NORMAL_ONLY) == ACL_SUCCESS);
+    aclTensor *dense_out = aclCreateTensor(two, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, out_block);
     CHECK(aclnnSiluGetWorkspaceSize(strided_in, dense_out, &workspace_size, &executor) == ACLNN_SUCCESS);
     CHECK(workspace_size > 0);
     char host_workspace[256];
@@ -314,6 +316,7 @@ static void test_device_memory_checks(void)
     aclDestroyTensor(host);
     aclrtFree(small);
     aclrtFree(block);
+    aclrtFree(out_block);
 }
 
 enum { MIB = 1 << 20 };

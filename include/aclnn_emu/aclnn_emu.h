@@ -194,8 +194,9 @@ ACL_FUNC_VISIBILITY const char *aclnnEmuGetOperatorName(uint32_t index);
  * Arguments of implemented operator `index`'s phase 1 before workspaceSize
  * and executor, as comma-separated `name:kind` pairs; kind is tensor,
  * tensor? (may be NULL), out, inout (read and written: Inplace forms),
- * scalar, scalar? (may be NULL), int (int64_t), bool, double or dtype
- * (aclDataType). NULL past the end.
+ * scalar, scalar? (may be NULL), int (int64_t), bool, double, dtype
+ * (aclDataType), intarray (aclIntArray; intarray? may be NULL), boolarray,
+ * floatarray or tensorlist (aclTensorList of inputs). NULL past the end.
  */
 ACL_FUNC_VISIBILITY const char *aclnnEmuGetOperatorSignature(uint32_t index);
 

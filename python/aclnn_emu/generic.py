@@ -12,7 +12,9 @@ named as in CANN's header::
     aclnn_emu.operators()["aclnnClamp"]               # the argument list
 
 Outputs (``out`` kinds) and in-place tensors (``inout``) are numpy arrays that
-the operator writes into, with their strides and offset kept. Scalars are
+the operator writes into, with their strides and offset kept. Integer, bool
+and float arrays (``intarray``, ``boolarray``, ``floatarray``) are Python
+sequences; tensor lists (``tensorlist``) are sequences of numpy arrays. Scalars are
 Python numbers or ``(value, numpy dtype)`` pairs (a bare float is an
 ``ACL_FLOAT`` scalar, an int ``ACL_INT64``, a bool ``ACL_BOOL``, as host code
 usually makes them); ``dtype`` arguments take a numpy dtype. Failures raise
@@ -106,6 +108,32 @@ def run(api, stream=None, **arguments):
                     continue
                 handle = _scalar(api, name, value)
                 destroy.append((lib.aclDestroyScalar, handle))
+                handles.append(handle)
+            elif kind in ("intarray", "intarray?", "boolarray", "floatarray"):
+                if not present:
+                    handles.append(ffi.NULL)
+                    continue
+                values = list(value)
+                if kind.startswith("intarray"):
+                    handle = lib.aclCreateIntArray(ffi.new("int64_t[]", [int(v) for v in values]), len(values))
+                    destroy.append((lib.aclDestroyIntArray, handle))
+                elif kind == "boolarray":
+                    handle = lib.aclCreateBoolArray(ffi.new("bool[]", [bool(v) for v in values]), len(values))
+                    destroy.append((lib.aclDestroyBoolArray, handle))
+                else:
+                    handle = lib.aclCreateFloatArray(ffi.new("float[]", [float(v) for v in values]), len(values))
+                    destroy.append((lib.aclDestroyFloatArray, handle))
+                handles.append(handle)
+            elif kind in ("tensorlist", "outlist"):
+                tensors = []
+                for k, item in enumerate(value):
+                    arr = _array(api, "%s[%d]" % (name, k), item, kind == "outlist")
+                    handle, keepalive = wrap_array(arr, writable=kind == "outlist")
+                    keep.append(keepalive)
+                    tensors.append(handle)
+                # aclDestroyTensorList destroys the tensors it holds.
+                handle = lib.aclCreateTensorList(ffi.new("aclTensor *[]", tensors), len(tensors))
+                destroy.append((lib.aclDestroyTensorList, handle))
                 handles.append(handle)
             elif kind == "dtype":
                 handles.append(acl_dtype(value))

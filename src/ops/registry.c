@@ -9,7 +9,9 @@
  *   out     an output tensor         inout    a tensor read and written (Inplace forms)
  *   scalar  an aclScalar             scalar?  an optional aclScalar
  *   int     int64_t                  bool     bool
- *   double  double                   dtype    aclDataType */
+ *   double  double                   dtype    aclDataType
+ *   intarray  aclIntArray (intarray? may be NULL)   boolarray  aclBoolArray
+ *   floatarray  aclFloatArray        tensorlist  aclTensorList of inputs */
 #include "aclnn_emu/aclnn_emu.h"
 #include "ops/opdef.h"
 
@@ -74,6 +76,10 @@ static const emu_op_info OPERATORS[] = {
     {"aclnnSwiGlu", "x:tensor,dim:int,out:out"},
     {"aclnnGeGlu", "self:tensor,dim:int,approximate:int,out:out,outGelu:out"},
     {"aclnnGeGluV3", "self:tensor,dim:int,approximate:int,activateLeft:bool,out:out,outGelu:out"},
+    /* ---- reductions (reduce.c) ---- */
+    /* ---- norms and softmax (norm.c) ---- */
+    /* ---- data movement (movement.c) ---- */
+    /* ---- indexing (index.c) ---- */
     {"aclnnSilu", "self:tensor,out:out"},
     {"aclnnSiluBackward", "gradOutput:tensor,self:tensor,gradInput:out"},
     {"aclnnRotaryPositionEmbedding", "x:tensor,cos:tensor,sin:tensor,mode:int,out:out"},

@@ -36,6 +36,7 @@ CTESTS = [
     "streams",
     "moe",
     "vmm",
+    "elementwise",
     "rope_streaming",
     "sample_moe_token_permute_grad",
     "sample_moe_token_permute",

@@ -1,4 +1,4 @@
-"""The installed package is laid out like a CANN toolkit (issue 19, item 1).
+"""The installed package is laid out like a CANN toolkit.
 
 CANN's own CMake files, ggml-cann's among them, take ``CANN_INSTALL_DIR =
 python -m aclnn_emu --prefix`` as it is: headers in ``<prefix>/include`` (and

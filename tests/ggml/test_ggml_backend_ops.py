@@ -1,4 +1,4 @@
-"""llama.cpp's CANN backend as a client (issue 19, item 6), through tests/ggml/ggml_backend_ops.py.
+"""llama.cpp's CANN backend as a client, through tests/ggml/ggml_backend_ops.py.
 
 The tests marked ``ggml`` build ggml-cann and test-backend-ops against the
 installed package (minutes the first time; the sdist, the source and the
@@ -38,12 +38,15 @@ def explain(result):
 
 @pytest.mark.ggml
 def test_expected_ops_pass_on_cann(tmp_path):
-    """Builds test-backend-ops and runs every op of expected_pass.txt on CANN0: each passes."""
+    """Builds test-backend-ops and runs every op of expected_pass.txt on CANN0: each passes (ADD1 has no case
+    in the pinned test-backend-ops: nothing to run)."""
     expected = gbo.read_expected(gbo.EXPECTED_FILE)
     result, results = run_script(tmp_path, "--ops", "expected")
     assert result.returncode == 0, explain(result)
     assert sorted(results) == sorted(expected), explain(result)
-    assert all(r["status"] == "passed" for r in results.values()), explain(result)
+    not_passed = {op: r["status"] for op, r in results.items()
+                  if r["status"] != "passed" and not (r["status"] == "no cases" and op == "ADD1")}
+    assert not not_passed, explain(result)
 
 
 @pytest.mark.ggml
@@ -96,7 +99,7 @@ Backend 1/2: CANN0
 CRASH_STDERR = """\
 CANN error: aclnnAbs is declared but not implemented by aclnn_emu
   current device: 0, in function ggml_cann_op_unary at /x/ggml/src/ggml-cann/aclnn_ops.h:1108
-  aclnnAbsGetWorkspaceSize(acl_src, acl_dst, &workspaceSize, &executor)
+  aclnnAbsGetWorkspaceSize(acl_src.get(), ggml_cann_type_mapping(dst->type), &workspaceSize, &executor)
 /x/ggml/src/ggml-cann/ggml-cann.cpp:70: CANN error
 """
 

@@ -240,3 +240,29 @@ int64_t emu_scalar_to_int64(const aclScalar *scalar)
     }
     }
 }
+
+/* ---- array and list contents for the op layer (declared in ops/opdef.h) ---- */
+
+const int64_t *emu_int_array_values(const aclIntArray *array, uint64_t *size)
+{
+    *size = array->size;
+    return array->values;
+}
+
+const bool *emu_bool_array_values(const aclBoolArray *array, uint64_t *size)
+{
+    *size = array->size;
+    return array->values;
+}
+
+const float *emu_float_array_values(const aclFloatArray *array, uint64_t *size)
+{
+    *size = array->size;
+    return array->values;
+}
+
+const aclTensor *const *emu_tensor_list_items(const aclTensorList *list, uint64_t *size)
+{
+    *size = list->size;
+    return list->tensors;
+}

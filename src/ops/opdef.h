@@ -58,6 +58,12 @@ aclDataType emu_scalar_dtype(const aclScalar *scalar);
 double emu_scalar_to_double(const aclScalar *scalar);
 int64_t emu_scalar_to_int64(const aclScalar *scalar);
 
+/* ---- arrays and lists: their values, their count in *size ---- */
+const int64_t *emu_int_array_values(const aclIntArray *array, uint64_t *size);
+const bool *emu_bool_array_values(const aclBoolArray *array, uint64_t *size);
+const float *emu_float_array_values(const aclFloatArray *array, uint64_t *size);
+const aclTensor *const *emu_tensor_list_items(const aclTensorList *list, uint64_t *size);
+
 /* `value` as it reads once stored in `dtype` (CANN converts a scalar to a
  * tensor of the dtype it computes in): rounded to FLOAT16/BF16/FLOAT,
  * truncated (saturating) into integers, 0 or 1 for BOOL. */

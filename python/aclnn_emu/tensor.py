@@ -181,6 +181,42 @@ def wrap_array(arr, writable=False):
 
 _live = weakref.WeakSet()
 
+_KDLCPU = 1
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+class _HostBlock:
+    """The base of a DeviceTensor's numpy host view: its memory, and a reference keeping the tensor alive."""
+
+    __slots__ = ("owner", "__array_interface__")
+
+    def __init__(self, owner, interface):
+        self.owner = owner
+        self.__array_interface__ = interface
+
+
+def _mark_bfloat16(capsule):
+    """Relabel a DLPack capsule of uint16 data as bfloat16 (kDLBfloat, 16 bits), in place."""
+    import ctypes
+
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    name = api.PyCapsule_GetName(capsule)
+    # DLManagedTensor starts with its DLTensor; DLManagedTensorVersioned has
+    # version, manager_ctx, deleter and flags (32 bytes) before it. In
+    # DLTensor the DLDataType {uint8 code, uint8 bits, uint16 lanes} is at 20.
+    offset = {b"dltensor": 0, b"dltensor_versioned": 32}.get(name)
+    if offset is None:
+        raise BufferError("unexpected DLPack capsule %r" % (name,))
+    dtype = ctypes.c_uint8 * 2
+    code_bits = dtype.from_address(api.PyCapsule_GetPointer(capsule, name) + offset + 20)
+    if (code_bits[0], code_bits[1]) != (1, 16):  # kDLUInt, 16 bits
+        raise BufferError("unexpected DLPack dtype code %d bits %d" % (code_bits[0], code_bits[1]))
+    code_bits[0] = 4  # kDLBfloat
+
 
 class DeviceTensor:
     """An ``aclTensor`` over device memory (``aclrtMalloc``) that this object owns.
@@ -301,6 +337,57 @@ class DeviceTensor:
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
         return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export the tensor by DLPack without a copy: ``torch.from_dlpack(t)``, ``np.from_dlpack(t)``.
+
+        Emulated device memory is host memory, so the capsule (device kDLCPU)
+        points into the device block, with this tensor's shape, strides and
+        offset; the consumer's tensor keeps this object alive. Work queued on
+        streams is finished first (``aclrtSynchronizeDevice``). Do not
+        :meth:`close` the tensor while a consumer still uses the memory.
+        ``stream`` must be None (a CPU device has no streams); the other
+        keywords are numpy's (``copy=True`` exports a copy).
+        """
+        if stream is not None:
+            raise BufferError("a DeviceTensor is CPU memory for DLPack: stream must be None, not %r" % (stream,))
+        view = self._host_view()
+        check(lib.aclrtSynchronizeDevice(), "aclrtSynchronizeDevice")
+        kwargs = {}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        if copy is not None:
+            kwargs["copy"] = copy
+        if self.dtype != _BF16:
+            return view.__dlpack__(**kwargs)
+        # numpy does not export ml_dtypes' bfloat16: export the bits as uint16
+        # and mark the capsule's dtype kDLBfloat (same size and layout).
+        capsule = view.view(np.uint16).__dlpack__(**kwargs)
+        _mark_bfloat16(capsule)
+        return capsule
+
+    def __dlpack_device__(self):
+        """``(kDLCPU, 0)``: emulated device memory is host memory."""
+        return (_KDLCPU, 0)
+
+    def _host_view(self):
+        """A writable numpy view of the device block (no copy) that keeps this tensor alive."""
+        _ = self.handle  # raises when closed
+        dt = np.dtype(np.uint16) if self.dtype == _BF16 else self.dtype
+        if self.size == 0 or self._data == _NULL:
+            return np.empty(self.shape, self.dtype)
+        item = self.dtype.itemsize
+        keeper = _HostBlock(self, {
+            "version": 3,
+            "data": (int(ffi.cast("uintptr_t", self._data)) + self.offset * item, False),
+            "shape": self.shape,
+            "strides": tuple(s * item for s in self.strides),
+            "typestr": dt.str,
+        })
+        view = np.asarray(keeper)
+        return view.view(self.dtype) if dt != self.dtype else view
 
     @property
     def handle(self):

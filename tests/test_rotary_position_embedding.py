@@ -16,7 +16,7 @@ import aclnn_emu
 import numpy as np
 import pytest
 from aclnn_emu import AclnnError, ffi, lib
-from helpers import BF16, Block, expect, kernel_level, last_kernel, make_tensor, take_msg
+from helpers import BF16, Block, DevView, expect, kernel_level, last_kernel, make_tensor, take_msg
 from reference import assert_precision
 
 NULL = ffi.NULL
@@ -602,8 +602,8 @@ def run_grad(vdy, vcos, vsin, vx, mode, vdx, vdcos, vdsin):
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 @pytest.mark.parametrize("mode", [0, 1])
 def test_non_contiguous_inputs(views, layout, dtype, mode):
-    """Strided and offset dy, cos, sin and x give the contiguous result, through the workspace;
-    nothing outside the outputs is written."""
+    """Strided and offset dy, cos, sin and x give the contiguous result, read a kernel call's rows
+    at a time (no workspace); nothing outside the outputs is written."""
     rng = np.random.default_rng(1)
     dt = DTYPES[dtype]
     d = 16
@@ -615,7 +615,7 @@ def test_non_contiguous_inputs(views, layout, dtype, mode):
     vdx, vdcos, vdsin = views(np.zeros_like(dy)), views(np.zeros_like(cos)), views(np.zeros_like(sin))
     vdy, vx = views(dy, layout), views(x, layout)
     ws = run_grad(vdy, views(cos, layout), views(sin, layout), vx, mode, vdx, vdcos, vdsin)
-    assert (ws > 0) == (layout == "transposed")
+    assert ws == 0
     for v, w in zip((vdx, vdcos, vdsin), want):
         assert v.values().tobytes() == w.tobytes()
         assert v.guards_intact()
@@ -625,6 +625,32 @@ def test_non_contiguous_inputs(views, layout, dtype, mode):
                                                    cos, sin[..., :].copy(), x, mode)
     for a, w in zip(got, want):
         assert a.tobytes() == w.tobytes()
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("lead,cos_lead,mode", [((3, 5, 2), (1, 5, 1), 0), ((2, 3, 4), (1, 3, 1), 1),
+                                                ((1, 6, 3), (1, 6, 3), 0)])
+def test_non_contiguous_inputs_every_isa(isa, views, lead, cos_lead, mode, dtype):
+    """Strided dy, x, cos and sin at every ISA level (the fused kernels and the widen/narrow
+    route), with blocks of several cos rows (three regions: two at a time over blocks of cos
+    rows) or one: the bits of contiguous inputs, no workspace."""
+    rng = np.random.default_rng(len(lead) + mode)
+    dt = DTYPES[dtype]
+    d = 16
+    dy, x = (rng.standard_normal(lead + (d,)).astype(dt) for _ in range(2))
+    cos, sin = (rng.standard_normal(cos_lead + (d,)).astype(dt) for _ in range(2))
+    want = aclnn_emu.rotary_position_embedding_grad(dy, cos, sin, x, mode)
+    for with_x in (True, False):
+        vdx, vdcos, vdsin = views(np.zeros_like(dy)), views(np.zeros_like(cos)), views(np.zeros_like(sin))
+        ws = run_grad(views(dy, "transposed"), views(cos, "transposed"), views(sin, "offset"),
+                      views(x, "transposed") if with_x else None, mode, vdx, vdcos, vdsin)
+        assert ws == 0
+        assert vdx.values().tobytes() == want[0].tobytes()
+        if with_x:
+            assert vdcos.values().tobytes() == want[1].tobytes() and vdsin.values().tobytes() == want[2].tobytes()
+    vout = views(np.zeros_like(dy))
+    assert run_forward(views(dy, "transposed"), views(cos, "offset"), views(sin, "transposed"), mode, vout) == 0
+    assert vout.values().tobytes() == aclnn_emu.rotary_position_embedding(dy, cos, sin, mode).tobytes()
 
 
 def test_seed_sample_in_python(views):
@@ -644,6 +670,164 @@ def test_seed_sample_in_python(views):
     finally:
         lib.aclDestroyTensor(empty)
     assert_exact(vdx.values(), rope_grad_ref(dy, cos, sin, None, 1)[0], np.dtype(np.float32))
+
+
+# ---------------------------------------------------- forward in place
+
+
+def run_forward(vx, vcos, vsin, mode, vout):
+    return _run("forward", lib.aclnnRotaryPositionEmbeddingGetWorkspaceSize, lib.aclnnRotaryPositionEmbedding,
+                vx.tensor, vcos.tensor, vsin.tensor, mode, vout.tensor)
+
+
+def forward_inputs(lead, cos_lead, d, dtype, seed):
+    rng = np.random.default_rng(seed)
+    dt = DTYPES[dtype]
+    x = rng.uniform(-4, 4, lead + (d,)).astype(dt)
+    cos = rng.uniform(-1, 1, cos_lead + (d,)).astype(dt)
+    sin = rng.uniform(-1, 1, cos_lead + (d,)).astype(dt)
+    return x, cos, sin
+
+
+@pytest.mark.parametrize("layout", ["contig", "offset"])
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("soc,mode,form", cases(), ids=CASE_IDS)
+def test_forward_in_place_bit_identical(views, soc, mode, form, dtype, layout):
+    """out exactly x (ggml-cann's call for contiguous fp32 ROPE): the out-of-place bits, no
+    workspace, nothing else written; every mode and form of each product, x at the start of its
+    block or at an odd offset in it. Then the same x strided (reversed axes) out of place."""
+    aclnn_emu.set_soc_name(soc)
+    _, lead, cos_lead = form
+    x, cos, sin = forward_inputs(lead, cos_lead, 24 if mode != 2 else 32, dtype, zlib.crc32(form[0].encode()))
+    want = aclnn_emu.rotary_position_embedding(x, cos, sin, mode)
+    vx, vcos, vsin, vout = views(x, layout), views(cos), views(sin), views(np.zeros_like(x))
+    assert run_forward(vx, vcos, vsin, mode, vout) == 0
+    assert vout.values().tobytes() == want.tobytes() and vout.guards_intact()
+    assert run_forward(vx, vcos, vsin, mode, vx) == 0  # the same aclTensor as x and out
+    assert vx.values().tobytes() == want.tobytes() and vx.guards_intact()
+    assert vcos.untouched() and vsin.untouched()
+    # A second aclTensor of exactly x's view is in place too.
+    vy = views(x, layout)
+    same = make_tensor(vy.shape, ACL[dtype], vy.strides, vy.offset, [vy.base.size], vy.block.ptr)
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    try:
+        expect(0, lib.aclnnRotaryPositionEmbeddingGetWorkspaceSize(vy.tensor, vcos.tensor, vsin.tensor, mode, same,
+                                                                   ws, ex))
+        assert ws[0] == 0
+        expect(0, lib.aclnnRotaryPositionEmbedding(NULL, 0, ex[0], NULL))
+    finally:
+        lib.aclDestroyTensor(same)
+    assert vy.values().tobytes() == want.tobytes() and vy.guards_intact()
+    vs, vout = views(x, "transposed"), views(np.zeros_like(x))
+    assert run_forward(vs, views(cos, "transposed"), views(sin, "offset"), mode, vout) == 0
+    assert vout.values().tobytes() == want.tobytes() and vout.guards_intact() and vs.untouched()
+
+
+ACL = {"float32": 0, "float16": 1, "bfloat16": 27}
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["stored", "streamed"])
+@pytest.mark.parametrize("soc,mode,dtype,d", [("Ascend910B", 0, "float32", 128), ("Ascend910B", 1, "bfloat16", 64),
+                                              ("Ascend910B", 0, "float16", 80), ("Ascend910B", 1, "float32", 20),
+                                              ("Ascend950", 2, "bfloat16", 32), ("Ascend950", 3, "float16", 64),
+                                              ("Ascend950", 3, "float32", 136)])
+def test_forward_in_place_every_isa_and_threads(isa, views, soc, mode, dtype, d, streamed):
+    """In place at every ISA level and thread count: the scalar level's out-of-place bits, on a
+    small call (the kernels store into x's rows) and on one large enough to stream its output
+    (x and out together 32 MiB: the fused kernels write an L1 buffer, copied out with
+    non-temporal stores; interleave-half on fp16 widens, computes and narrows)."""
+    aclnn_emu.set_soc_name(soc)
+    dt = DTYPES[dtype]
+    seq = -(-(32 << 20) // (2 * 2 * 8 * d * dt.itemsize)) if streamed else 5
+    x, cos, sin = forward_inputs((2, seq, 8), (1, seq, 1), d, dtype, d)
+    previous = aclnn_emu.get_isa()
+    aclnn_emu.set_isa_cap("scalar")
+    try:
+        want = aclnn_emu.rotary_position_embedding(x, cos, sin, mode)
+    finally:
+        aclnn_emu.set_isa_cap(previous)
+    vcos, vsin = views(cos), views(sin)
+    before = aclnn_emu.get_num_threads()
+    try:
+        for threads in (1, 2):
+            aclnn_emu.set_num_threads(threads)
+            vx = DevView(x)  # closed here: two of 16 MiB or more per test are enough
+            try:
+                assert run_forward(vx, vcos, vsin, mode, vx) == 0
+                fused = dtype == "float32" or (mode != 3 and isa != "scalar")
+                assert last_kernel().endswith("+stream") == (streamed and fused and isa != "scalar")
+                assert vx.values().tobytes() == want.tobytes() and vx.guards_intact()
+            finally:
+                vx.close()
+    finally:
+        aclnn_emu.set_num_threads(before)
+
+
+def test_forward_partial_overlap_refused(views):
+    """out sharing memory with x without being exactly its view: 161002 naming out, in phase 1;
+    out on cos or sin stays refused when x is in place."""
+    x, cos, sin = forward_inputs((2, 3, 4), (1, 3, 1), 8, "float32", 3)
+    n = x.size
+    big = views(np.zeros(2 * n + 64, np.float32))
+    vcos, vsin = views(cos), views(sin)
+    tensors = []
+
+    def at(offset, shape=x.shape, strides=None):
+        t = make_tensor(shape, 0, strides, offset, [2 * n + 64], big.block.ptr)
+        tensors.append(t)
+        return t
+
+    ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+    try:
+        for x_at, out_at in ((16, 24), (24, 16), (16, 16 + n - 1), (16 + n - 1, 16)):
+            rc = lib.aclnnRotaryPositionEmbeddingGetWorkspaceSize(at(x_at), vcos.tensor, vsin.tensor, 0,
+                                                                  at(out_at), ws, ex)
+            expect(INVALID, rc, "aclnnRotaryPositionEmbeddingGetWorkspaceSize", "out shares memory with x",
+                   "partial overlap")
+        # In place with a strided x: out must be contiguous.
+        strided = (x.shape[1] * x.shape[2] * 8, 8, 8 * x.shape[1], 1)
+        rc = lib.aclnnRotaryPositionEmbeddingGetWorkspaceSize(at(0, strides=strided), vcos.tensor, vsin.tensor, 0,
+                                                              at(0, strides=strided), ws, ex)
+        expect(INVALID, rc, "out is a non-contiguous view")
+        # out exactly x, and also on cos.
+        cos_in_x = make_tensor(cos.shape, 0, None, 16, [2 * n + 64], big.block.ptr)
+        tensors.append(cos_in_x)
+        rc = lib.aclnnRotaryPositionEmbeddingGetWorkspaceSize(at(16), cos_in_x, vsin.tensor, 0, at(16), ws, ex)
+        expect(INVALID, rc, "out shares memory with cos")
+        rc = lib.aclnnRotaryPositionEmbeddingGetWorkspaceSize(at(16), vcos.tensor, vsin.tensor, 0, at(16), ws, ex)
+        expect(0, rc)
+        expect(0, lib.aclnnRotaryPositionEmbedding(NULL, 0, ex[0], NULL))
+    finally:
+        for t in tensors:
+            lib.aclDestroyTensor(t)
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("mode", [0, 1])
+def test_forward_head_of_wider_rows_needs_no_workspace(views, mode, dtype):
+    """ggml-cann's ROPE with n_dims < ne0: x is the first n_dims elements of each row of a wider
+    tensor (row stride ne0), out a dense buffer from ggml's pool. The plan asks for no workspace
+    (ggml frees that buffer's pool block before the call, so a workspace from the pool would be
+    the same memory) and gives the bits of the dense x."""
+    rng = np.random.default_rng(mode)
+    dt = DTYPES[dtype]
+    full = rng.uniform(-4, 4, (1, 2, 32, 80)).astype(dt)
+    x = full[..., :20]
+    cos = rng.uniform(-1, 1, (1, 2, 1, 20)).astype(dt)
+    sin = rng.uniform(-1, 1, (1, 2, 1, 20)).astype(dt)
+    want = aclnn_emu.rotary_position_embedding(np.ascontiguousarray(x), cos, sin, mode)
+    vfull = views(full)
+    head = make_tensor(x.shape, ACL[dtype], (2 * 32 * 80, 32 * 80, 80, 1), 0, [vfull.base.size], vfull.block.ptr)
+    vout = views(np.zeros_like(want))
+    try:
+        ws, ex = ffi.new("uint64_t *"), ffi.new("aclOpExecutor **")
+        expect(0, lib.aclnnRotaryPositionEmbeddingGetWorkspaceSize(head, views(cos).tensor, views(sin).tensor, mode,
+                                                                   vout.tensor, ws, ex))
+        assert ws[0] == 0
+        expect(0, lib.aclnnRotaryPositionEmbedding(NULL, 0, ex[0], NULL))
+    finally:
+        lib.aclDestroyTensor(head)
+    assert vout.values().tobytes() == want.tobytes() and vout.guards_intact() and vfull.untouched()
 
 
 # ------------------------------------------------------------- empty
@@ -960,7 +1144,7 @@ def test_outputs_sharing_memory_are_rejected(args):
     expect(INVALID, a.grad(dx=alias(dy_shape, a.x)), "dxOut", "xOptional")
     expect(INVALID, a.grad(dcos=alias(cos_shape, a.sin)), "dcosOut", "sin")
     expect(INVALID, a.grad(dsin=alias(cos_shape, a.dcos)), "dsinOut", "dcosOut")
-    expect(INVALID, a.forward(dx=alias(dy_shape, a.dy)), "out", "shares memory with x")
+    expect(0, a.forward(dx=alias(dy_shape, a.dy)))  # exactly x: in place
     expect(INVALID, a.forward(dx=alias(cos_shape, a.cos), dy=alias(cos_shape, a.dx)), "out", "cos")
     expect(0, a.grad(x=None, dcos=alias(cos_shape, a.dy), dsin=alias(cos_shape, a.dy)))  # never written
 

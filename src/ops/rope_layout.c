@@ -7,6 +7,7 @@
 #include "kernels/isa.h"
 #include "kernels/rope/rope.h"
 #include "ops/check.h"
+#include "ops/opdef.h"
 #include "ops/rope_layout.h"
 
 enum {
@@ -20,7 +21,6 @@ enum {
     /* Elements of dy per parallel chunk, at least: long contiguous runs for
      * the prefetchers, still dozens of chunks on the benchmark shapes. */
     ROPE_GRAIN = 1 << 18,
-    ROPE_WORKSPACE_ALIGN = 64,
     /* Scratch arrays sit ROPE_BLOCK + ROPE_SKEW floats apart, so that their
      * streams differ modulo 4 KiB: equal low address bits make the CPU's
      * memory disambiguation see false store-to-load dependencies (4K
@@ -59,8 +59,8 @@ typedef struct {
     int input_count;
     /* Write dx / y through an L1 buffer and non-temporal stores. */
     bool stream_out;
-    bool staged[4];
-    uint64_t stage_offset[4];
+    /* Inputs (slots 0-3) that are not contiguous: read through gather_rows. */
+    bool strided[4];
 } rope_plan;
 
 static_assert(sizeof(rope_plan) <= EMU_PLAN_BYTES, "rope_plan must fit in the executor");
@@ -316,9 +316,17 @@ aclnnStatus emu_rope_check_memory(const emu_rope_args *args)
     if (args->x != NULL) {
         EMU_TRY(check_input(args, "xOptional", args->x));
     }
+    /* In place, out is exactly x; then only cos and sin must stay apart from it. */
+    const aclTensor *main = args->main;
+    if (args->out_may_be_main) {
+        EMU_TRY(emu_check_exact_alias(args->api, args->out_name, args->out, args->main_name, args->main));
+        if (emu_views_identical(&args->out->view, &args->main->view)) {
+            main = NULL;
+        }
+    }
     /* Without x, dcosOut and dsinOut are never written. */
     const char *const names[] = {args->main_name, "cos", "sin", "xOptional", args->out_name, "dcosOut", "dsinOut"};
-    const aclTensor *const tensors[] = {args->main, args->cos, args->sin, args->x, args->out,
+    const aclTensor *const tensors[] = {main, args->cos, args->sin, args->x, args->out,
                                         args->x != NULL ? args->dcos : NULL, args->x != NULL ? args->dsin : NULL};
     return emu_check_outputs_separate(args->api, names, tensors, 4, 7);
 }
@@ -443,6 +451,9 @@ typedef struct {
     void (*stream_copy)(size_t bytes, const void *src, void *dst);
     void (*stream_fence)(void);
     bool dx_direct;
+    /* The views of the inputs (by slot) that are not contiguous; NULL for
+     * the others, which main/x/cos/sin address densely. */
+    const emu_view *strided[4];
 } rope_ctx;
 
 static void widen(const rope_ctx *ctx, const void *src, int64_t at, size_t n, float *dst)
@@ -462,6 +473,69 @@ static void narrow(const rope_ctx *ctx, const float *src, size_t n, void *dst, i
         ctx->convert->f32_to_bf16(n, src, half);
     } else {
         ctx->convert->f32_to_f16(n, src, half);
+    }
+}
+
+/* Element offset of row `row` (in row-major order over every axis but the
+ * last) of a view. */
+static int64_t row_offset(const emu_view *view, int64_t row)
+{
+    int64_t at = view->offset;
+    for (int dim = view->rank - 2; dim >= 0 && row > 0; --dim) {
+        at += row % view->shape[dim] * view->strides[dim];
+        row /= view->shape[dim];
+    }
+    return at;
+}
+
+/* Rows [row, row + count) of a strided view, d elements of `item` bytes
+ * each, copied densely to dst. */
+static void gather_rows(const emu_view *view, int64_t row, int64_t count, int64_t d, size_t item, void *dst)
+{
+    const int64_t step = view->strides[view->rank - 1];
+    char *out = dst;
+    for (int64_t r = 0; r < count; ++r, out += (size_t)d * item) {
+        const char *src = (const char *)view->data + row_offset(view, row + r) * (int64_t)item;
+        if (step == 1) {
+            memcpy(out, src, (size_t)d * item);
+        } else if (item == sizeof(float)) {
+            for (int64_t e = 0; e < d; ++e) {
+                memcpy(out + e * 4, src + e * step * 4, 4);
+            }
+        } else {
+            for (int64_t e = 0; e < d; ++e) {
+                memcpy(out + e * 2, src + e * step * 2, 2);
+            }
+        }
+    }
+}
+
+/* Rows [row, row + count) of input `slot` (dense at `dense` unless
+ * strided) in its dtype: where they are, or gathered into buf. */
+static const void *input_rows(const rope_ctx *ctx, int slot, const void *dense, int64_t row, int64_t count,
+                              void *buf)
+{
+    const int64_t d = ctx->plan->d;
+    if (ctx->strided[slot] == NULL) {
+        return (const char *)dense + (size_t)(row * d) * ctx->item;
+    }
+    gather_rows(ctx->strided[slot], row, count, d, ctx->item, buf);
+    return buf;
+}
+
+/* The same rows of a fp16/bf16 input widened to fp32 into dst. */
+static void widen_input_rows(const rope_ctx *ctx, int slot, const void *dense, int64_t row, int64_t count,
+                             float *dst)
+{
+    const int64_t d = ctx->plan->d;
+    if (ctx->strided[slot] == NULL) {
+        widen(ctx, dense, row * d, (size_t)(count * d), dst);
+        return;
+    }
+    uint16_t staged[EMU_ROPE_MAX_D];
+    for (int64_t r = 0; r < count; ++r) {
+        gather_rows(ctx->strided[slot], row + r, 1, d, ctx->item, staged);
+        widen(ctx, staged, 0, (size_t)d, dst + r * d);
     }
 }
 
@@ -563,9 +637,11 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
             if (copied) {
                 prefetch_stream_ends(dst, bytes);
             }
-            run_kernel(ctx, (size_t)n, (const char *)ctx->main + at,
-                       ctx->x != NULL ? (const void *)((const char *)ctx->x + at) : NULL, cos, sin, out, acc_cos,
-                       acc_sin);
+            const void *in = input_rows(ctx, EMU_ROPE_SLOT_MAIN, ctx->main, row + r, n, scratch->buf[SCRATCH_IN]);
+            const void *x = ctx->x == NULL ? NULL
+                                           : input_rows(ctx, EMU_ROPE_SLOT_X, ctx->x, row + r, n,
+                                                        scratch->buf[SCRATCH_X]);
+            run_kernel(ctx, (size_t)n, in, x, cos, sin, out, acc_cos, acc_sin);
             if (copied) {
                 ctx->stream_copy(bytes, out, dst);
             }
@@ -577,12 +653,12 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
         const int64_t n = count - r < per ? count - r : per;
         const int64_t at = (row + r) * plan->d;
         const size_t elems = (size_t)(n * plan->d);
-        widen(ctx, ctx->main, at, elems, in_w);
+        widen_input_rows(ctx, EMU_ROPE_SLOT_MAIN, ctx->main, row + r, n, in_w);
         if (plan->forward) {
             ctx->fwd((size_t)n, d, in_w, cos, sin, out_w);
         } else {
             if (ctx->x != NULL) {
-                widen(ctx, ctx->x, at, elems, x_w);
+                widen_input_rows(ctx, EMU_ROPE_SLOT_X, ctx->x, row + r, n, x_w);
             }
             ctx->grad((size_t)n, d, in_w, ctx->x != NULL ? x_w : NULL, cos, sin, out_w, acc_cos, acc_sin);
         }
@@ -591,18 +667,18 @@ static void process_rows(const rope_ctx *ctx, rope_scratch *scratch, int64_t row
 }
 
 /* cos/sin rows [first, first + count) as the kernels take them: in place,
- * or widened to fp32 into the buffers for the unfused route. */
+ * gathered into the buffers where strided, or widened to fp32 into them for
+ * the unfused route. At most ROPE_BLOCK elements. */
 static void table_rows(const rope_ctx *ctx, int64_t first, int64_t count, float *cos_w, float *sin_w,
                        const void **cos, const void **sin)
 {
-    const int64_t at = first * ctx->plan->d;
     if (ctx->table_item == ctx->item) {
-        *cos = (const char *)ctx->cos + (size_t)at * ctx->table_item;
-        *sin = (const char *)ctx->sin + (size_t)at * ctx->table_item;
+        *cos = input_rows(ctx, EMU_ROPE_SLOT_COS, ctx->cos, first, count, cos_w);
+        *sin = input_rows(ctx, EMU_ROPE_SLOT_SIN, ctx->sin, first, count, sin_w);
         return;
     }
-    widen(ctx, ctx->cos, at, (size_t)(count * ctx->plan->d), cos_w);
-    widen(ctx, ctx->sin, at, (size_t)(count * ctx->plan->d), sin_w);
+    widen_input_rows(ctx, EMU_ROPE_SLOT_COS, ctx->cos, first, count, cos_w);
+    widen_input_rows(ctx, EMU_ROPE_SLOT_SIN, ctx->sin, first, count, sin_w);
     *cos = cos_w;
     *sin = sin_w;
 }
@@ -750,6 +826,7 @@ static void use_direct_stores(rope_ctx *ctx, const emu_rope_kernels *kernels)
 
 static const char *run_rope(aclOpExecutor *executor, void *workspace)
 {
+    (void)workspace;
     const rope_plan *p = (const rope_plan *)executor->plan;
     emu_isa isa = emu_isa_active();
     const emu_rope_kernels *kernels = emu_rope_select(isa);
@@ -760,13 +837,8 @@ static const char *run_rope(aclOpExecutor *executor, void *workspace)
         if (!executor->present[i]) {
             continue;
         }
-        if (p->staged[i]) {
-            void *dense = (char *)workspace + p->stage_offset[i];
-            emu_view_gather(view, dense);
-            inputs[i] = dense;
-        } else {
-            inputs[i] = emu_view_origin(view);
-        }
+        inputs[i] = emu_view_origin(view);
+        ctx.strided[i] = p->strided[i] ? view : NULL;
     }
     ctx.main = inputs[EMU_ROPE_SLOT_MAIN];
     ctx.cos = inputs[EMU_ROPE_SLOT_COS];
@@ -843,16 +915,8 @@ aclnnStatus emu_rope_publish(aclOpExecutor *executor, bool forward, int64_t mode
     /* What the call streams through the cache: dy (or x), dx (or y), and x with dcos/dsin. */
     const uint64_t row_bytes = (uint64_t)emu_view_numel(main) * emu_dtype_size(main->dtype);
     plan->stream_out = row_bytes * (has_x ? 3 : 2) >= EMU_STREAM_OUTPUT_MIN_BYTES;
-    uint64_t total = 0;
-    for (int i = 0; i < plan->input_count && plan->dy_rows > 0 && plan->d > 0; ++i) {
-        const emu_view *view = &executor->tensors[i];
-        if (!executor->present[i] || emu_view_is_contiguous(view)) {
-            continue;
-        }
-        total = (total + ROPE_WORKSPACE_ALIGN - 1) / ROPE_WORKSPACE_ALIGN * ROPE_WORKSPACE_ALIGN;
-        plan->staged[i] = true;
-        plan->stage_offset[i] = total;
-        total += (uint64_t)emu_view_numel(view) * emu_dtype_size(view->dtype);
+    for (int i = 0; i < plan->input_count; ++i) {
+        plan->strided[i] = executor->present[i] && !emu_view_is_contiguous(&executor->tensors[i]);
     }
-    return emu_executor_publish(executor, run_rope, total, workspace_size, executor_out);
+    return emu_executor_publish(executor, run_rope, 0, workspace_size, executor_out);
 }

@@ -13,7 +13,15 @@
  * rows: it walks their dy rows a block of cos rows at a time, b0 by b0, so
  * every dcos/dsin row sums its contributions in increasing (b0, b1, b2)
  * order in fp32 whatever the block, chunking and thread count, and stores
- * the row once. */
+ * the row once.
+ *
+ * Memory. The plans take no workspace (CANN's tiling asks for none beyond
+ * the system's): strided inputs are read a kernel call's rows at a time
+ * into per-chunk scratch. In place (the forward's out exactly x) the
+ * kernels run on the same rows: every forward kernel reads all the elements
+ * it combines (a pair, a vector of pairs, or a whole de-interleaved row)
+ * before storing them, and no store reaches an element a later step reads,
+ * so the results equal the out-of-place call's bit for bit. */
 #ifndef EMU_OPS_ROPE_LAYOUT_H_
 #define EMU_OPS_ROPE_LAYOUT_H_
 
@@ -39,6 +47,9 @@ typedef struct {
     const aclTensor *main, *cos, *sin, *out;
     const aclTensor *x;           /* backward only; may be NULL */
     const aclTensor *dcos, *dsin; /* backward only */
+    /* The forward: out may be exactly the view of x (in place); a partial
+     * overlap stays refused. */
+    bool out_may_be_main;
 } emu_rope_args;
 
 /* The product runs this operator (Atlas A2/A3 and Ascend950 do, the
@@ -50,7 +61,9 @@ aclnnStatus emu_rope_check_dtypes(const emu_rope_args *args);
 /* Mode, ranks, shapes, D and the broadcast pattern the emulated product's
  * tiling accepts: else ACLNN_ERR_INNER_TILING_ERROR. */
 aclnnStatus emu_rope_check_shapes(const emu_rope_args *args, int64_t mode);
-/* Outputs contiguous, data present and inside device memory: else 161002. */
+/* Outputs contiguous, data present and inside device memory, no output
+ * sharing memory with another tensor (but out exactly x where
+ * out_may_be_main): else 161002. */
 aclnnStatus emu_rope_check_memory(const emu_rope_args *args);
 
 /* Finishes phase 1 of a validated executor (slots bound as above). */

@@ -1,6 +1,9 @@
 /* aclnnRotaryPositionEmbedding: CANN's hand-written API returns success
  * for an empty out before any other check; then the same dtype, mode and
- * shape rules as the gradient (ops/rope_layout.h). */
+ * shape rules as the gradient (ops/rope_layout.h). out may be exactly x
+ * (in place, as ggml-cann calls it for contiguous fp32 ROPE): the kernels
+ * read what they combine before storing it (ops/rope_layout.h), so the
+ * result is the out-of-place one; any other overlap is refused (161002). */
 #include "aclnnop/aclnn_rotary_position_embedding.h"
 #include "ops/check.h"
 #include "ops/rope_layout.h"
@@ -52,6 +55,7 @@ aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, con
     EMU_TRY(emu_rope_check_product(API));
     const emu_rope_args args = {
         .api = API, .main_name = "x", .out_name = "out", .main = x, .cos = cos, .sin = sin, .out = out,
+        .out_may_be_main = true,
     };
     EMU_TRY(emu_rope_check_dtypes(&args));
     EMU_TRY(emu_rope_check_shapes(&args, mode));
@@ -59,6 +63,10 @@ aclnnStatus aclnnRotaryPositionEmbeddingGetWorkspaceSize(const aclTensor *x, con
     aclOpExecutor *planned = bind_forward(API, x, cos, sin, out);
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
+    }
+    if (emu_views_identical(&out->view, &x->view)) {
+        /* Phase 2 then lets out share x's memory; phase 1 refused every other overlap. */
+        emu_executor_allow_aliasing(planned);
     }
     return emu_rope_publish(planned, true, mode, false, workspaceSize, executor);
 }

@@ -411,6 +411,28 @@ def test_plan_cache_and_uncached_path_agree(monkeypatch):
             np.testing.assert_array_equal(bits(b[i]), bits(c[i]))
 
 
+def test_silu_backward_result_follows_the_ascend950_rules():
+    """Ascend950 broadcasts gradOutput with self, and takes two dtypes with a float32 gradInput:
+    the array silu_backward makes is shaped and typed for that, as it is when out= is given."""
+    rng = np.random.default_rng(950)
+    dy = make_dy(rng, (4, 3), "float32")
+    x = make_x(rng, (1, 3), "float32", avoid_root=True)
+    previous = aclnn_emu.soc_name()
+    try:
+        aclnn_emu.set_soc_name("Ascend950")
+        dx = aclnn_emu.silu_backward(dy, x)
+        assert dx.shape == (4, 3) and dx.dtype == np.float32
+        assert_precision(dx, silu_backward_ref(dy, np.broadcast_to(x, (4, 3))), "float32")
+        mixed = aclnn_emu.silu_backward(dy.astype(np.float16), x)
+        assert mixed.shape == (4, 3) and mixed.dtype == np.float32
+        assert_precision(mixed, silu_backward_ref(dy.astype(np.float16), np.broadcast_to(x, (4, 3))), "float32")
+    finally:
+        aclnn_emu.set_soc_name(previous)
+    with pytest.raises(AclnnError) as e:  # the other products refuse both, naming the arguments
+        aclnn_emu.silu_backward(dy, x)
+    assert e.value.code == 161002 and "gradInput" in e.value.message
+
+
 def test_host_memory_allowed_only_during_numpy_launches():
     x = np.linspace(-2, 2, 6, dtype=np.float32)
     for setting in (0, 1, 0):

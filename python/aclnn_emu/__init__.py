@@ -4,8 +4,12 @@ Two layers:
 
 * ``ffi`` and ``lib``: the raw cffi binding of the public C headers (acl/,
   aclnn/, aclnnop/, aclnn_emu/), for porting CANN host code line by line;
-* a small numpy layer: :func:`silu`, :func:`silu_backward`,
-  :class:`DeviceTensor`, :class:`Stream` and the settings helpers.
+* a numpy layer: a function per seed operator (:func:`silu`,
+  :func:`silu_backward`, the rotary, MoE and Floyd attention functions),
+  :func:`run` for every implemented operator by name (:func:`operators`
+  lists them), all on one machine (``ops._launch``);
+  :class:`DeviceTensor`, :class:`Stream`, :class:`Event` and the settings
+  helpers.
 
 Importing the package calls ``aclInit(NULL)`` and ``aclrtSetDevice(0)``; the
 matching ``aclrtResetDevice``/``aclFinalizeReference`` run at exit.

@@ -1,8 +1,13 @@
-"""Operators on numpy arrays and :class:`~aclnn_emu.DeviceTensor` objects.
+"""Operators on numpy arrays and :class:`~aclnn_emu.DeviceTensor` objects: the one machine behind them.
 
-Each operator runs the aclnn two-phase protocol: create the tensors, phase 1
-(``aclnnXxxGetWorkspaceSize``), allocate the workspace it asks for, phase 2
-(``aclnnXxx``), destroy the tensors.
+Every operator -- the numpy functions below and :func:`aclnn_emu.run` -- is
+an :class:`_Operator` (its two phases, its arguments in phase-1 order, which
+are inputs, outputs and optional; read from the library's registry,
+``aclnnEmuGetOperatorSignature``) run by :func:`_launch`: create the
+tensors, phase 1 (``aclnnXxxGetWorkspaceSize``), the thread's workspace,
+phase 2 (``aclnnXxx``) on the given stream, synchronize when numpy results
+must be complete, destroy the tensors; failures raise :class:`AclnnError`
+with the library's message.
 
 numpy arrays are not copied: their memory is handed to the library as tensor
 data (emulated device memory is host memory), with the numpy view's strides
@@ -11,12 +16,14 @@ unaligned data, non-native byte order) are copied first; an ``out`` array of
 that kind is computed into a temporary and copied back.
 
 The fast path (C-contiguous aligned numpy arrays, with or without ``out``)
-reuses a per-thread plan (a repeatable executor) for each shape and dtype, so
-a call costs a few microseconds.
+reuses a per-thread plan (a repeatable executor) for each shape, dtype and
+argument value, so a call costs a few microseconds; it serves the operators
+whose executor slots are known (``_REPEATABLE``).
 """
 
 import math
 import operator
+import struct
 import threading
 import weakref
 
@@ -25,7 +32,8 @@ import numpy as np
 from ._aclnn_emu_cffi import ffi, lib
 from .errors import AclnnError, check, last_error_message
 from .runtime import _settings_hooks, invalidate_plans, stream_handle
-from .tensor import DTYPE_TO_ACL, DeviceTensor, int64_array, normalize_array, wrap_array
+from .tensor import (DTYPE_TO_ACL, DeviceTensor, acl_dtype, create_tensor, int64_array, normalize_array,
+                     wrap_array)
 
 __all__ = ["silu", "silu_backward", "invalidate_plans", "release_workspaces"]
 __all__ += ["moe_token_permute", "moe_token_permute_grad", "rotary_position_embedding", "rotary_position_embedding_grad", "rotary_mul", "rotary_mul_backward"]
@@ -140,20 +148,29 @@ def release_workspaces():
             pass
 
 
-class _Plan(tuple):
-    """``(executor, workspace_size, tensor...)``: a repeatable executor and the tensors it was planned with.
 
-    Owns both; they are released when the plan is dropped from its cache.
+# ---------------------------------------------------------------- plan cache
+
+
+class _Plan:
+    """A repeatable executor, what it was planned with, and how a call rebinds it.
+
+    ``binds``: ``(setter, index, tensor, position)`` for each tensor with
+    elements; a call runs ``setter(exe, index, tensor, buffers[position])``.
+    ``soc``: the product (``aclrtGetSocName()``) the plan is valid for when
+    that depends on it, else None. Owns the executor and every handle of
+    ``owned`` (``(destroy, handle)`` pairs); both are released when the plan
+    is dropped from its cache.
     """
 
-    __slots__ = ()
+    __slots__ = ("exe", "ws", "soc", "binds", "owned")
 
     def __del__(self):
         try:
-            _destroy_executor(self[0])
-            for t in self[2:]:
-                _destroy(t)
-        except Exception:  # interpreter shutdown
+            _destroy_executor(self.exe)
+            for destroy, handle in self.owned:
+                destroy(handle)
+        except Exception:  # interpreter shutdown, or a plan that was never completed
             pass
 
 
@@ -163,17 +180,8 @@ class _ThreadState(threading.local):
             lib.aclrtSetDevice(0)  # aclrt state is per thread, as in CANN
         self.scratch = (ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"))
         self.workspace = _Workspace()
-        self.plans_silu = {}
-        self.plans_silu_backward = {}
-        self.plans_moe_token_permute = {}
-        self.plans_moe_token_permute_grad = {}
-        self.plans_rope_fwd_0 = {}
-        self.plans_rope_fwd_1 = {}
-        self.plans_rope_fwd_2 = {}
-        self.plans_rope_fwd_3 = {}
-        self.plans_rope_grad = {}
-        self.plans_floyd = {}
-        self.plans_floyd_grad = {}
+        #: {(api, shapes and dtypes, argument values, generation): _Plan}
+        self.plans = {}
 
 
 _state = _ThreadState()
@@ -184,7 +192,8 @@ PLAN_CACHE = True
 #: (set at import if the library refuses host memory), numpy operands are
 #: staged through device memory: aclrtMalloc + aclrtMemcpy in and out.
 ZERO_COPY = True
-_MAX_PLANS = 64
+#: Plans a thread keeps (all operators together); the cache is emptied when full.
+_MAX_PLANS = 256
 #: Part of every plan key; bumped by runtime.invalidate_plans().
 _gen = 0
 
@@ -196,36 +205,233 @@ def _bump_generation():
 
 _settings_hooks.append(_bump_generation)
 
-
 _BF16 = lib.ACL_BF16
-
-
-def _cache(plans, key, plan, codes):
-    # Whether BFLOAT16 is accepted depends on the product, which raw
-    # lib.aclnnEmuSetSocName calls can change behind our back: such plans are
-    # used once and not kept.
-    if _BF16 in codes:
-        return
-    if len(plans) >= _MAX_PLANS:
-        plans.clear()
-    plans[key] = plan
+_soc_name = lib.aclrtGetSocName
 
 
 def release_plans():
     """Release the calling thread's cached plans now (used at exit)."""
-    _state.plans_silu.clear()
-    _state.plans_silu_backward.clear()
-    _state.plans_moe_token_permute.clear()
-    _state.plans_moe_token_permute_grad.clear()
-    for name in _ROPE_PLAN_ATTRS:
-        getattr(_state, name).clear()
-    _state.plans_floyd.clear()
-    _state.plans_floyd_grad.clear()
+    _state.plans.clear()
 
-
-# --------------------------------------------------------------- shape cache
 
 _dims = int64_array
+
+
+# ------------------------------------------------------- operator descriptions
+
+_SIGNATURES = None
+
+
+def _signatures():
+    """``{api: [(argument, kind), ...]}`` for every operator the library implements (its registry, read once)."""
+    global _SIGNATURES
+    if _SIGNATURES is None:
+        table = {}
+        for i in range(lib.aclnnEmuGetOperatorCount()):
+            name = ffi.string(lib.aclnnEmuGetOperatorName(i)).decode()
+            signature = ffi.string(lib.aclnnEmuGetOperatorSignature(i)).decode()
+            table[name] = [tuple(part.split(":")) for part in signature.split(",") if part]
+        _SIGNATURES = table
+    return _SIGNATURES
+
+
+#: Registry kinds of input tensors (tensor lists are inputs too) and of tensors the operator writes
+#: (``outlist``: a tensor list it writes).
+_INPUT_KINDS = frozenset(("tensor", "tensor?", "tensorlist", "tensorlist?"))
+_OUTPUT_KINDS = frozenset(("out", "out?", "inout", "inout?", "outlist", "outlist?"))
+#: Value kinds whose Python values are their own plan key.
+_PLAIN_VALUE_KINDS = frozenset(("int", "bool"))
+#: Operators whose executor slots are known to be the inputs in signature
+#: order (an absent optional input keeps its slot), then the outputs in
+#: signature order: the plan cache rebinds their tensors by those indices.
+#: Other operators plan every call (phase 1 + phase 2).
+_REPEATABLE = frozenset((
+    "aclnnSilu", "aclnnSiluBackward",
+    "aclnnRotaryPositionEmbedding", "aclnnRotaryPositionEmbeddingGrad",
+    "aclnnMoeTokenPermute", "aclnnMoeTokenPermuteGrad",
+    "aclnnFusedFloydAttention", "aclnnFusedFloydAttentionGrad",
+))
+
+
+class _Operator:
+    """One aclnn operator as the numpy layer runs it.
+
+    ``inputs``, ``outputs`` (``out`` and ``inout`` kinds, ``out?`` may be
+    NULL) and ``values`` (the other arguments) are ``(name, kind)`` pairs in
+    phase-1 order; ``order``
+    interleaves them back into phase 1's argument list. ``title`` and
+    ``labels`` (header name -> Python name) are what Python-side error
+    messages say: the API and its header names for :func:`aclnn_emu.run`,
+    the function and its parameter names for the numpy functions.
+    """
+
+    __slots__ = ("api", "phase1", "get_ws", "run", "signature", "names", "required", "inputs", "outputs", "values",
+                 "order", "in_names", "out_names", "value_names", "in_specs", "out_specs", "value_specs",
+                 "repeatable",
+                 "plain_values", "title", "labels")
+
+    def __init__(self, api, signature, repeatable=False):
+        self.api = api
+        self.phase1 = api + "GetWorkspaceSize"
+        self.get_ws = getattr(lib, self.phase1)
+        self.run = getattr(lib, api)
+        self.signature = tuple(tuple(arg) for arg in signature)
+        self.names = frozenset(name for name, _ in self.signature)
+        groups = ([], [], [])
+        order = []
+        for name, kind in self.signature:
+            g = 0 if kind in _INPUT_KINDS else 1 if kind in _OUTPUT_KINDS else 2
+            order.append((g, len(groups[g])))
+            groups[g].append((name, kind))
+        self.inputs, self.outputs, self.values = (tuple(g) for g in groups)
+        self.order = tuple(order)
+        self.required = tuple(name for name, kind in self.signature if not kind.endswith("?"))
+        self.in_names, self.out_names, self.value_names = (tuple(name for name, _ in g) for g in groups)
+        # (name, optional, a tensor list) and (name, kind without "?", optional): what each call asks of them
+        self.in_specs = tuple((name, kind.endswith("?"), kind.startswith("tensorlist")) for name, kind in self.inputs)
+        self.out_specs = tuple((name, kind.endswith("?"), kind.startswith("outlist")) for name, kind in self.outputs)
+        self.value_specs = tuple((name, kind.rstrip("?"), kind.endswith("?")) for name, kind in self.values)
+        self.repeatable = repeatable and not any("list" in kind for _, kind in self.signature)
+        self.plain_values = all(kind in _PLAIN_VALUE_KINDS for _, kind in self.values)
+        self.title = api
+        self.labels = {}
+
+    def renamed(self, title, labels):
+        """This operator as a Python function presents it: ``title`` and ``labels`` in its messages."""
+        other = object.__new__(_Operator)
+        for name in _Operator.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.title, other.labels = title, dict(labels)
+        return other
+
+    def label(self, name):
+        return self.labels.get(name, name)
+
+    def arrange(self, inputs, outputs, values):
+        """Phase 1's arguments (before workspaceSize and executor) in signature order."""
+        groups = (inputs, outputs, values)
+        return [groups[g][i] for g, i in self.order]
+
+    def __repr__(self):
+        return "<aclnn_emu operator %s(%s)>" % (self.api, ", ".join("%s:%s" % arg for arg in self.signature))
+
+
+_OPERATORS = {}
+
+
+def _operator(api):
+    """The :class:`_Operator` for ``api`` from the library's registry (ValueError when it is not implemented)."""
+    op = _OPERATORS.get(api)
+    if op is None:
+        signature = _signatures().get(api)
+        if signature is None:
+            raise ValueError("%s is not implemented by aclnn_emu (see aclnn_emu.operators())" % api)
+        op = _OPERATORS[api] = _Operator(api, signature, api in _REPEATABLE)
+    return op
+
+
+# ------------------------------------------------------- non-tensor arguments
+
+_pack_double = struct.Struct("=d").pack
+#: The aclScalar dtype of a bare Python number, as host code usually makes them (bool before int: a subclass).
+_SCALAR_DEFAULT = ((bool, np.dtype(np.bool_)), (int, np.dtype(np.int64)), (float, np.dtype(np.float32)))
+_destroy_scalar = lib.aclDestroyScalar
+
+
+def _number_key(v):
+    # 0.0 and -0.0, and NaNs, are told apart by their bits; 1, 1.0 and True by their type.
+    if isinstance(v, (float, np.floating)):
+        return type(v), _pack_double(float(v))
+    return type(v), v
+
+
+def _values_key(op, values):
+    """A hashable plan key for ``values`` that tells apart every two values phase 1 would see differently."""
+    key = []
+    for (name, kind), v in zip(op.values, values):
+        if v is None or kind in _PLAIN_VALUE_KINDS:
+            key.append(v)
+        elif kind == "double":
+            key.append(_pack_double(float(v)))
+        elif kind == "dtype":
+            key.append(np.dtype(v))
+        elif isinstance(v, tuple) and kind.startswith("scalar"):
+            key.append((np.dtype(v[1]), _number_key(v[0])))
+        elif kind.startswith("scalar"):
+            key.append(_number_key(v))
+        else:  # arrays
+            key.append(tuple(_number_key(x) for x in v))
+    return tuple(key)
+
+
+def _scalar(op, name, value):
+    """An aclScalar for a Python number, a numpy scalar or a ``(value, numpy dtype)`` pair."""
+    if isinstance(value, tuple) and len(value) == 2:
+        value, dtype = value
+        dtype = np.dtype(dtype)
+    else:
+        dtype = None
+        for t, d in _SCALAR_DEFAULT:
+            if isinstance(value, t):
+                dtype = d
+                break
+        if dtype is None and isinstance(value, np.generic):
+            dtype = value.dtype
+        if dtype is None:
+            raise TypeError("%s: %s must be a number or a (value, dtype) pair, not %s"
+                            % (op.title, op.label(name), type(value).__name__))
+    try:
+        code = acl_dtype(dtype)
+    except TypeError as e:
+        raise TypeError("%s: %s: %s" % (op.title, op.label(name), e)) from None
+    holder = np.array([value], dtype=dtype)
+    handle = lib.aclCreateScalar(_from_buffer(holder), code)
+    if handle == _NULL:
+        raise AclnnError(lib.ACLNN_ERR_PARAM_INVALID, last_error_message(), "aclCreateScalar")
+    return handle
+
+
+_ARRAYS = {
+    "intarray": ("int64_t[]", operator.index, lib.aclCreateIntArray, lib.aclDestroyIntArray, "aclCreateIntArray"),
+    "boolarray": ("bool[]", bool, lib.aclCreateBoolArray, lib.aclDestroyBoolArray, "aclCreateBoolArray"),
+    "floatarray": ("float[]", float, lib.aclCreateFloatArray, lib.aclDestroyFloatArray, "aclCreateFloatArray"),
+}
+
+
+def _value_argument(op, name, base, optional, value, owned):
+    """Phase 1's argument for a non-tensor ``value`` of kind ``base`` (``optional``: may be None);
+    handles it creates go to ``owned`` as ``(destroy, handle)``."""
+    if value is None:
+        if optional and base in ("scalar",) + tuple(_ARRAYS):
+            return _NULL
+        raise TypeError("%s: missing argument %s" % (op.title, op.label(name)))
+    try:
+        if base == "int":
+            return int(value)
+        if base == "bool":
+            return bool(value)
+        if base == "double":
+            return float(value)
+        if base == "dtype":
+            return acl_dtype(value)
+        if base == "scalar":
+            handle = _scalar(op, name, value)
+            owned.append((_destroy_scalar, handle))
+            return handle
+        if base in _ARRAYS:
+            ctype, convert, create, destroy, api = _ARRAYS[base]
+            items = [convert(v) for v in value]
+            handle = create(ffi.new(ctype, items), len(items))
+            if handle == _NULL:
+                raise AclnnError(lib.ACLNN_ERR_PARAM_INVALID, last_error_message(), api)
+            owned.append((destroy, handle))
+            return handle
+    except (TypeError, ValueError) as e:
+        if str(e).startswith(op.title + ":"):
+            raise
+        raise type(e)("%s: %s: %s" % (op.title, op.label(name), e)) from None
+    raise TypeError("%s: %s is an argument of kind %r, which the Python layer cannot pass"
+                    % (op.title, op.label(name), base))
 
 
 # ------------------------------------------------------------------ execution
@@ -250,274 +456,351 @@ def _workspace(nbytes, executor):
         raise
 
 
-def _execute(get_ws, run, names, handles, stream, sync):
+def _execute(op, args, stream, sync):
+    """Phase 1 on ``args``, the workspace, phase 2 on ``stream``; synchronize when ``sync``."""
     ws_p, exe_p = _state.scratch
-    rc = get_ws(*handles, ws_p, exe_p)
+    rc = op.get_ws(*args, ws_p, exe_p)
     if rc:
-        _fail(rc, names[0])
+        _fail(rc, op.phase1)
     n = ws_p[0]
     exe = exe_p[0]
     ws = _workspace(n, exe) if n else _NULL
     if n and stream != _NULL:
         sync = True  # one workspace block serves this thread's launches on every stream
-    rc = run(ws, n, exe, stream)
+    rc = op.run(ws, n, exe, stream)
     if rc:
-        _fail(rc, names[1], exe)
+        _fail(rc, op.api, exe)
     if sync:
         check(_sync_stream(stream), "aclrtSynchronizeStream")
 
 
-def _shape_dtype(obj):
-    if isinstance(obj, DeviceTensor):
-        return obj.shape, obj.dtype
-    a = np.asarray(obj)
-    return a.shape, (a.dtype if a.dtype.isnative else a.dtype.newbyteorder("="))
+def _native(dtype):
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 
-def _needs_staging(arr):
-    return not arr.dtype.isnative or (
-        arr.size and (not arr.flags.aligned or any(s < 0 or s % arr.itemsize for s in arr.strides))
-    )
+def _numpy_operand(op, label, a, writable, keep, temps, back):
+    """A numpy operand (an array-like when read only) for the library: ``(aclTensor, DeviceTensor or None)``.
 
-
-def _staged(get_ws, run, names, inputs, out, ref, stream):
-    """As :func:`_general`, copying numpy operands through device memory (when ZERO_COPY is off)."""
-    temps = []
+    With ZERO_COPY, a new descriptor over the array's memory, or over a copy
+    when its byte order or layout needs one (copied back after the run when
+    ``writable``); the caller destroys it. Otherwise a DeviceTensor copy (in
+    ``temps``; copied back when ``writable``) and its own handle.
+    """
+    if writable:
+        if not isinstance(a, _ndarray):
+            raise TypeError("%s: %s must be a numpy array or a DeviceTensor, not %s"
+                            % (op.title, label, type(a).__name__))
+        if not a.flags.writeable:
+            raise ValueError("%s: %s is read-only; expected a writable numpy array or a DeviceTensor to write into"
+                             % (op.title, label))
     try:
-        dev = []
-        for a in inputs:
-            if not isinstance(a, DeviceTensor):
-                a = DeviceTensor.from_numpy(a)
-                temps.append(a)
-            dev.append(a)
-        if isinstance(out, DeviceTensor):
-            result = out
-        elif out is None or isinstance(out, _ndarray):
-            if out is not None and not out.flags.writeable:
-                raise ValueError("out is read-only")
-            shape, dtype = _shape_dtype(inputs[ref] if out is None else out)
-            result = DeviceTensor.empty(shape, dtype)
-            temps.append(result)
-        else:
-            raise TypeError("out must be a numpy array or a DeviceTensor, not %s" % type(out).__name__)
-        _general(get_ws, run, names, dev, result, ref, stream)
-        if result is out:
-            return out
-        if stream is not None:
-            check(_sync_stream(stream_handle(stream)), "aclrtSynchronizeStream")
-        if out is None:
-            return result.numpy()
-        out[...] = result.numpy()
-        return out
+        arr = normalize_array(a if type(a) is _ndarray else np.asarray(a))
+    except TypeError as e:
+        raise TypeError("%s: %s: %s" % (op.title, label, e)) from None
+    if ZERO_COPY:
+        if writable and arr is not a:  # staged
+            back.append((a, arr))
+        h, k = wrap_array(arr, writable)
+        keep.append(k)
+        return h, None
+    t = DeviceTensor.from_numpy(a if writable else arr)  # an output's copy keeps its view
+    temps.append(t)
+    if writable:
+        back.append((a, t))
+    return t.handle, t
+
+
+def _tensor_list(op, name, items, writable, owned, keep, temps, back):
+    """An aclTensorList over numpy arrays and DeviceTensors; returns ``(handle, numpy memory handed over)``.
+
+    The list gets descriptors of its own (aclDestroyTensorList destroys them);
+    ``writable``: the operator writes them (an ``outlist``)."""
+    handles = []
+    host = False
+    label = op.label(name)
+    try:
+        for k, item in enumerate(items):
+            if isinstance(item, DeviceTensor):
+                t = item
+            else:
+                h, t = _numpy_operand(op, "%s[%d]" % (label, k), item, writable, keep, temps, back)
+                if t is None:
+                    handles.append(h)
+                    host = True
+                    continue
+            handles.append(create_tensor(t.shape, acl_dtype(t.dtype), t.strides, t.offset, (t.storage_size,),
+                                         t.data_ptr))
+        handle = lib.aclCreateTensorList(ffi.new("aclTensor *[]", handles), len(handles))
+        if handle == _NULL:
+            raise AclnnError(lib.ACLNN_ERR_PARAM_INVALID, last_error_message(), "aclCreateTensorList")
+    except BaseException:
+        for h in handles:
+            _destroy(h)
+        raise
+    owned.append((lib.aclDestroyTensorList, handle))
+    return handle, host
+
+
+def _general(op, inputs, outputs, values, stream):
+    """Plan and run once: numpy arrays of any layout and byte order, DeviceTensors, None for absent inputs.
+
+    numpy memory is handed over as it is (host memory allowed for this launch)
+    unless its layout needs a copy; outputs of that kind are computed into a
+    copy and copied back. Without ZERO_COPY every numpy operand goes through
+    a DeviceTensor. Synchronizes a stream unless every tensor is a DeviceTensor.
+    """
+    owned = []  # (destroy, handle)
+    keep = []  # the numpy buffers the handles point into
+    temps = []  # DeviceTensors made for staging
+    back = []  # (numpy output, its staged copy), copied back after the run
+    host = False  # numpy memory handed to the library
+    device_only = True
+    try:
+        handles = ([], [])
+        for specs, tensors, writable in ((op.in_specs, inputs, False), (op.out_specs, outputs, True)):
+            for (name, optional, is_list), a in zip(specs, tensors):
+                if a is None:
+                    if not optional:
+                        raise TypeError("%s: missing argument %s" % (op.title, op.label(name)))
+                    h = _NULL
+                elif is_list:
+                    h, used_host = _tensor_list(op, name, a, writable, owned, keep, temps, back)
+                    host = host or used_host
+                    device_only = device_only and all(isinstance(t, DeviceTensor) for t in a)
+                elif isinstance(a, DeviceTensor):
+                    h = a.handle
+                else:
+                    device_only = False
+                    h, t = _numpy_operand(op, op.label(name), a, writable, keep, temps, back)
+                    if t is None:
+                        owned.append((_destroy, h))
+                        host = True
+                handles[writable].append(h)
+        in_handles, out_handles = handles
+        args = op.arrange(in_handles, out_handles,
+                          [_value_argument(op, name, base, optional, v, owned)
+                           for (name, base, optional), v in zip(op.value_specs, values)])
+        s = _NULL if stream is None else stream_handle(stream)
+        turned_on = host and not _get_host_ok()
+        if turned_on:
+            _set_host_ok(1)
+        try:  # results handed back as host arrays must be complete on return
+            _execute(op, args, s, stream is not None and not device_only)
+        finally:
+            if turned_on:
+                _set_host_ok(0)
+        for y, staged in back:
+            y[...] = staged if isinstance(staged, _ndarray) else staged.numpy()
     finally:
+        for destroy, h in reversed(owned):
+            destroy(h)
         for t in temps:
             t.close()
 
 
-def _general(get_ws, run, names, inputs, out, ref, stream):
-    """Any mix of numpy arrays and DeviceTensors, any views, ``out`` and ``stream``."""
-    if not ZERO_COPY and not (
-        all(isinstance(a, DeviceTensor) for a in inputs) and (out is None or isinstance(out, DeviceTensor))
-    ):
-        return _staged(get_ws, run, names, inputs, out, ref, stream)
-    owned = []
-    keep = []
-    handles = []
-    try:
-        for a in inputs:
-            if isinstance(a, DeviceTensor):
-                handles.append(a.handle)
-            else:
-                arr = normalize_array(np.asarray(a))
-                h, k = wrap_array(arr)
-                owned.append(h)
-                keep.append((arr, k))
-                handles.append(h)
-        all_device = all(isinstance(a, DeviceTensor) for a in inputs)
-        copy_back = None
-        if out is None:
-            shape, dtype = _shape_dtype(inputs[ref])
-            if all_device:
-                result = DeviceTensor.empty(shape, dtype)
-                handles.append(result.handle)
-            else:
-                result = _empty(shape, dtype)
-                h, k = wrap_array(result, writable=True)
-                owned.append(h)
-                keep.append(k)
-                handles.append(h)
-        elif isinstance(out, DeviceTensor):
-            result = out
-            handles.append(out.handle)
-        elif isinstance(out, _ndarray):
-            if not out.flags.writeable:
-                raise ValueError("out is read-only")
-            result = target = out
-            if _needs_staging(out):
-                dt = out.dtype if out.dtype.isnative else out.dtype.newbyteorder("=")
-                target = copy_back = _empty(out.shape, dt)
-            h, k = wrap_array(target, writable=True)
-            owned.append(h)
-            keep.append(k)
-            handles.append(h)
-        else:
-            raise TypeError("out must be a numpy array or a DeviceTensor, not %s" % type(out).__name__)
-        s = stream_handle(stream)
-        # Results handed back as host arrays must be complete on return.
-        sync = stream is not None and not (all_device and isinstance(result, DeviceTensor))
-        with _HostMemoryAllowed(bool(owned)):
-            _execute(get_ws, run, names, handles, s, sync)
-        if copy_back is not None:
-            out[...] = copy_back
-        return result
-    finally:
-        for h in owned:
-            _destroy(h)
-
-
-# ------------------------------------------------------------------ operators
-#
-# Fast path: C-contiguous, aligned numpy arrays (inputs and ``out``), any stream.
-# The first call for a (shape, dtypes) plans with repeatable executor tensors
-# (phase 1 + aclSetAclOpExecutorRepeatable) and caches the plan per thread;
-# every call then binds the arrays' addresses (aclSetInputTensorAddr /
-# aclSetOutputTensorAddr) and runs phase 2. Everything else goes through
-# _general, which plans each call afresh.
-
-
-def _repeatable_plan(rc, api, tensors):
-    """After phase 1 returned ``rc``: its executor as a repeatable :class:`_Plan` holding ``tensors``.
-
-    Raises on a phase-1 error; None when the executor cannot be made
-    repeatable (then the caller still owns ``tensors``)."""
-    if rc:
-        _fail(rc, api)
-    ws_p, exe_p = _state.scratch
-    exe = exe_p[0]
-    if exe == _NULL or lib.aclSetAclOpExecutorRepeatable(exe):
-        if exe != _NULL:
-            _destroy_executor(exe)
-        last_error_message()  # clear it
-        return None
-    return _Plan((exe, ws_p[0]) + tuple(tensors))
-
-
-def _make_plan(get_ws, api, ptrs, shapes, codes):
-    """Phase 1 over contiguous tensors at ``ptrs``: a repeatable :class:`_Plan`, or None if it cannot repeat.
-
-    Planned with host memory allowed, so the executor keeps that permission:
-    later calls bind numpy buffers and run without toggling it."""
-    tensors = []
-    try:
-        for p, shape, code in zip(ptrs, shapes, codes):
-            d = _dims(shape)
-            n = len(shape)
-            t = _create(d, n, code, _NULL, 0, _ND, d, n, p)
-            if t == _NULL:
-                raise AclnnError(lib.ACLNN_ERR_PARAM_INVALID, last_error_message(), "aclCreateTensor")
-            tensors.append(t)
-        ws_p, exe_p = _state.scratch
-        with _HostMemoryAllowed():
-            plan = _repeatable_plan(get_ws(*tensors, ws_p, exe_p), api, tensors)
-        if plan is not None:
-            tensors = ()  # the plan owns them now
-        return plan
-    finally:
-        for t in tensors:
-            _destroy(t)
-
-
-_silu_ws = lib.aclnnSiluGetWorkspaceSize
-_silu_run = lib.aclnnSilu
-_SILU_NAMES = ("aclnnSiluGetWorkspaceSize", "aclnnSilu")
 _set_in = lib.aclSetInputTensorAddr
+_CHARS = ffi.typeof("char[]")
 _set_out = lib.aclSetOutputTensorAddr
+_may_share = np.may_share_memory
 
 
 def _bind_failed(rc):
     _fail(rc, "aclSetInputTensorAddr/aclSetOutputTensorAddr")
 
 
-class _Op:
-    """What the fast path needs of one operator: its two phases, their names, its plan cache."""
+def _independent(inputs, outputs):
+    """No output shares memory with an input, unless it is that very array (in place).
 
-    __slots__ = ("get_ws", "run", "names", "plans_attr")
+    Phase 1 refuses partial overlaps; a cached plan never sees the new
+    addresses, so such calls take the general path."""
+    for y in outputs:
+        yb = y.base
+        for a in inputs:
+            if a is None or a is y:
+                continue
+            if (yb is not None or a.base is not None) and _may_share(a, y):
+                return False
+    return True
 
-    def __init__(self, get_ws, run, names, plans_attr):
-        self.get_ws, self.run, self.names, self.plans_attr = get_ws, run, names, plans_attr
+
+def _make_plan(op, inputs, outputs, values, buffers):
+    """Phase 1 over contiguous tensors at ``buffers``: a repeatable :class:`_Plan`, or None (general path).
+
+    Planned with host memory allowed, so the executor keeps that permission:
+    later calls bind numpy buffers and run without toggling it. Raises
+    AclnnError when phase 1 fails."""
+    arrays = (*inputs, *outputs)
+    codes = []
+    for a in arrays:
+        code = None if a is None else _codes_get(a.dtype)
+        if code is None and a is not None:
+            return None  # no aclDataType (or not native): the general path sorts it out
+        codes.append(code)
+    for (name, optional, _), a in zip(op.in_specs, inputs):
+        if a is None and not optional:
+            raise TypeError("%s: missing argument %s" % (op.title, op.label(name)))
+    owned = []
+    try:
+        handles = []
+        for a, buf, code in zip(arrays, buffers, codes):
+            if a is None:
+                handles.append(_NULL)
+                continue
+            d = _dims(a.shape)
+            n = len(a.shape)
+            t = _create(d, n, code, _NULL, 0, _ND, d, n, buf)
+            if t == _NULL:
+                raise AclnnError(lib.ACLNN_ERR_PARAM_INVALID, last_error_message(), "aclCreateTensor")
+            owned.append((_destroy, t))
+            handles.append(t)
+        n_in = len(inputs)
+        args = op.arrange(handles[:n_in], handles[n_in:],
+                          [_value_argument(op, name, base, optional, v, owned)
+                           for (name, base, optional), v in zip(op.value_specs, values)])
+        ws_p, exe_p = _state.scratch
+        with _HostMemoryAllowed():
+            rc = op.get_ws(*args, ws_p, exe_p)
+        if rc:
+            _fail(rc, op.phase1)
+        exe = exe_p[0]
+        if exe == _NULL or lib.aclSetAclOpExecutorRepeatable(exe):
+            if exe != _NULL:
+                _destroy_executor(exe)
+            last_error_message()  # clear it
+            return None
+        plan = _Plan()
+        plan.exe, plan.ws, plan.owned = exe, ws_p[0], ()
+        # Whether BFLOAT16 is accepted depends on the product, which raw
+        # lib.aclnnEmuSetSocName calls can change behind invalidate_plans()'s back.
+        plan.soc = _soc_name() if _BF16 in codes else None
+        binds = [(_set_in, i, handles[i], i) for i, a in enumerate(inputs) if a is not None and a.size]
+        binds += [(_set_out, j, handles[n_in + j], n_in + j) for j, y in enumerate(outputs) if y.size]
+        plan.binds = tuple(binds)
+        plan.owned, owned = tuple(owned), []  # the plan owns them now
+        return plan
+    finally:
+        for destroy, h in reversed(owned):
+            destroy(h)
 
 
-_SILU = _Op(_silu_ws, _silu_run, _SILU_NAMES, "plans_silu")
-_dtype_of = operator.attrgetter("dtype")
-_shape_of = operator.attrgetter("shape")
+def _launch(op, inputs, outputs, values=(), stream=None, fresh=False):
+    """Run operator ``op``: the one path of every numpy function and of :func:`aclnn_emu.run`.
 
+    ``inputs`` and ``outputs`` (numpy arrays or DeviceTensors, None for an
+    absent optional input) and ``values`` (the other arguments) follow
+    ``op.inputs``, ``op.outputs`` and ``op.values``. ``fresh``: the outputs
+    are new arrays (numpy, unless every input is a DeviceTensor) whose shapes
+    and dtypes the caller derived from the inputs and values alone, as each
+    numpy function does for its own operator; they share no memory with an
+    input and are left out of the plan key.
 
-def _run_cached(op, inputs, out, ref, stream):
-    """Run ``op`` on ``inputs`` into ``out`` (or a new array shaped like ``inputs[ref]``).
-
-    Fast path for C-contiguous, aligned numpy arrays: the first call for a
-    (shapes, dtypes) plans a repeatable executor (phase 1 with host memory
-    allowed, cached per thread); every call binds the arrays' buffers with
-    aclSetInputTensorAddr / aclSetOutputTensorAddr and runs phase 2 only.
-    Anything else goes through :func:`_general`, which plans each call afresh.
+    Fast path: C-contiguous, aligned, native numpy arrays of a repeatable
+    operator. The first call for a (shapes, dtypes, values) plans with
+    repeatable executor tensors and caches the plan per thread; every call
+    then binds the arrays' buffers (aclSetInputTensorAddr /
+    aclSetOutputTensorAddr) and runs phase 2 only. Everything else goes
+    through :func:`_general`, which plans each call afresh.
     """
-    if not (PLAN_CACHE and ZERO_COPY and (out is None or type(out) is _ndarray)):
-        return _general(op.get_ws, op.run, op.names, inputs, out, ref, stream)
+    if not (op.repeatable and PLAN_CACHE and ZERO_COPY):
+        return _general(op, inputs, outputs, values, stream)
     # One pass over the arrays: the fast path's checks, the plan key and the
     # buffers. Shapes and dtypes make the key (for the dtypes aclnn knows,
     # the dtype fixes the aclDataType), so codes are looked up on a miss only.
-    # Plain appends: on this path they cost less than map() or comprehensions.
-    key = []
+    key = [op.api]
     buffers = []
+    fast = True
     try:
         for a in inputs:
-            if type(a) is not _ndarray or not a.flags.aligned:
-                return _general(op.get_ws, op.run, op.names, inputs, out, ref, stream)
-            key.append(a.shape)
-            key.append(a.dtype)
-            buffers.append(_from_buffer(a))
-        if out is None:
-            like = inputs[ref]
-            y = _np_empty(like.shape, like.dtype) if like.nbytes < _BLOCK_RESULT_MIN else _empty(like.shape, like.dtype)
-            buffers.append(_from_buffer(y))
+            if type(a) is _ndarray and a.flags.aligned:
+                key.append(a.shape)
+                key.append(a.dtype)
+                buffers.append(_from_buffer(a))
+            elif a is None:
+                key.append(None)
+                buffers.append(None)
+            else:
+                fast = False
+                break
         else:
-            if not out.flags.aligned:
-                raise ValueError
-            y = out
-            key.append(out.shape)
-            key.append(out.dtype)
-            buffers.append(_from_buffer(out, require_writable=True))
-    except ValueError:  # not C-contiguous or read-only: the general path sorts it out
-        return _general(op.get_ws, op.run, op.names, inputs, out, ref, stream)
+            if fresh:
+                # New C-contiguous numpy arrays (DeviceTensors only where an
+                # input is one, which the loop above sent away), shaped from
+                # the inputs and values: not part of the key.
+                key.append(True)
+                for y in outputs:
+                    buffers.append(_from_buffer(y))
+            else:
+                for y in outputs:
+                    if type(y) is not _ndarray or not y.flags.aligned:
+                        fast = False
+                        break
+                    key.append(y.shape)
+                    key.append(y.dtype)
+                    buffers.append(_from_buffer(_CHARS, y, True))  # positional: half the cost of the keyword
+    except (ValueError, TypeError):  # not C-contiguous, a read-only output, not a buffer: the general path
+        fast = False
+    if not (fast and (fresh or _independent(inputs, outputs))):
+        return _general(op, inputs, outputs, values, stream)
+    if values:
+        if op.plain_values:
+            key.append(values)
+        else:
+            try:
+                key.append(_values_key(op, values))
+            except (TypeError, ValueError):  # the general path names the argument
+                return _general(op, inputs, outputs, values, stream)
     key.append(_gen)
     key = tuple(key)
-    plans = getattr(_state, op.plans_attr)
-    plan = plans.get(key)
-    if plan is None:
-        arrays = inputs + (y,)
-        codes = [_codes_get(a.dtype) for a in arrays]
-        if None in codes:
-            return _general(op.get_ws, op.run, op.names, inputs, out, ref, stream)
-        plan = _make_plan(op.get_ws, op.names[0], buffers, [a.shape for a in arrays], codes)
+    plans = _state.plans
+    try:
+        plan = plans.get(key)
+    except TypeError:  # an unhashable value: the general path names the argument
+        return _general(op, inputs, outputs, values, stream)
+    if plan is None or (plan.soc is not None and plan.soc != _soc_name()):
+        plan = _make_plan(op, inputs, outputs, values, buffers)
         if plan is None:
-            return _general(op.get_ws, op.run, op.names, inputs, y, ref, stream)
-        _cache(plans, key, plan, codes)
-    exe, w = plan[0], plan[1]
-    tensors = plan[2:]
-    last = len(buffers) - 1
+            return _general(op, inputs, outputs, values, stream)
+        if len(plans) >= _MAX_PLANS:
+            plans.clear()
+        plans[key] = plan
+    exe = plan.exe
     rc = 0
-    for i in range(last):
-        rc |= _set_in(exe, i, tensors[i], buffers[i])
-    rc |= _set_out(exe, 0, tensors[last], buffers[last])
+    for setter, index, tensor, position in plan.binds:
+        rc |= setter(exe, index, tensor, buffers[position])
     if rc:
         _bind_failed(rc)
+    w = plan.ws
     s = _NULL if stream is None else stream_handle(stream)
     rc = op.run(_workspace(w, _NULL) if w else _NULL, w, exe, s)
     if rc:
-        _fail(rc, op.names[1])
+        _fail(rc, op.api)
     if stream is not None:
         check(_sync_stream(s), "aclrtSynchronizeStream")
-    return y
+
+
+# ------------------------------------------------------------------ operators
+#
+# Each function allocates the outputs it returns (shaped by the arguments),
+# then hands everything to _launch with the operator's description.
+
+
+def _operand(a):
+    """``a`` as a numpy array or DeviceTensor (array-likes converted)."""
+    return a if isinstance(a, (_ndarray, DeviceTensor)) else np.asarray(a)
+
+
+def _result(shape, dtype, device=False):
+    """A new output: a DeviceTensor when ``device``, else a numpy array (large ones in device blocks)."""
+    return DeviceTensor.empty(shape, dtype) if device else _empty(shape, dtype)
+
+
+def _all_device(*tensors):
+    return all(isinstance(t, DeviceTensor) for t in tensors)
+
+
+_SILU = _operator("aclnnSilu").renamed("silu", {"self": "x"})
+_SILU_BACKWARD = _operator("aclnnSiluBackward").renamed(
+    "silu_backward", {"gradOutput": "grad_output", "self": "x", "gradInput": "out"})
 
 
 def silu(x, out=None, *, stream=None):
@@ -537,13 +820,24 @@ def silu(x, out=None, *, stream=None):
     Raises:
         AclnnError: 161002 for an unsupported dtype or mismatched shapes/dtypes.
     """
-    return _run_cached(_SILU, (x,), out, 0, stream)
+    if out is not None:
+        _launch(_SILU, (x,), (out,), (), stream)
+        return out
+    if type(x) is _ndarray and x.dtype.isnative and x.nbytes < _BLOCK_RESULT_MIN:
+        out = _np_empty(x.shape, x.dtype)
+    else:
+        x = _operand(x)
+        out = _result(x.shape, _native(x.dtype), isinstance(x, DeviceTensor))
+    _launch(_SILU, (x,), (out,), (), stream, True)
+    return out
 
 
-_sbw_ws = lib.aclnnSiluBackwardGetWorkspaceSize
-_sbw_run = lib.aclnnSiluBackward
-_SBW_NAMES = ("aclnnSiluBackwardGetWorkspaceSize", "aclnnSiluBackward")
-_SILU_BACKWARD = _Op(_sbw_ws, _sbw_run, _SBW_NAMES, "plans_silu_backward")
+def _broadcast_shape(a, b):
+    """The shape numpy broadcasting gives (Ascend950 accepts it), else ``b``'s (the library reports the mismatch)."""
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        return b
 
 
 def silu_backward(grad_output, x, out=None, *, stream=None):
@@ -559,37 +853,37 @@ def silu_backward(grad_output, x, out=None, *, stream=None):
 
     Returns:
         ``out`` when given; otherwise a new numpy array (a DeviceTensor when
-        both inputs are DeviceTensors) with ``x``'s shape and dtype.
+        both inputs are DeviceTensors) with ``x``'s shape and dtype (with
+        ``set_soc_name("Ascend950")``, which accepts them: the broadcast
+        shape of both, and float32 when their dtypes differ).
 
     Raises:
         AclnnError: 161002 (with the C message naming the argument) for
         unsupported or mismatched dtypes and mismatched shapes.
     """
-    return _run_cached(_SILU_BACKWARD, (grad_output, x), out, 1, stream)
+    if out is not None:
+        _launch(_SILU_BACKWARD, (grad_output, x), (out,), (), stream)
+        return out
+    dy = grad_output
+    dtype = x.dtype if type(x) is _ndarray else None
+    if (type(dy) is _ndarray and dy.dtype is dtype and dtype.isnative and x.shape == dy.shape
+            and x.nbytes < _BLOCK_RESULT_MIN):
+        out = _np_empty(x.shape, dtype)
+    else:
+        dy, x = _operand(dy), _operand(x)
+        dtype = _native(x.dtype)
+        if _native(dy.dtype) != dtype:
+            dtype = np.dtype(np.float32)
+        out = _result(_broadcast_shape(dy.shape, x.shape), dtype, _all_device(dy, x))
+    _launch(_SILU_BACKWARD, (dy, x), (out,), (), stream, True)
+    return out
 
 
 # ---------------------------------------------------------- rotary embedding
 
-_rope_ws = lib.aclnnRotaryPositionEmbeddingGetWorkspaceSize
-_rope_run = lib.aclnnRotaryPositionEmbedding
-_ROPE_NAMES = ("aclnnRotaryPositionEmbeddingGetWorkspaceSize", "aclnnRotaryPositionEmbedding")
-_rope_grad_ws = lib.aclnnRotaryPositionEmbeddingGradGetWorkspaceSize
-_rope_grad_run = lib.aclnnRotaryPositionEmbeddingGrad
-_ROPE_GRAD_NAMES = ("aclnnRotaryPositionEmbeddingGradGetWorkspaceSize", "aclnnRotaryPositionEmbeddingGrad")
-_ROPE_PLAN_ATTRS = ("plans_rope_fwd_0", "plans_rope_fwd_1", "plans_rope_fwd_2", "plans_rope_fwd_3",
-                    "plans_rope_grad")
-
-
-def _rope_forward_op(mode):
-    """The forward with ``mode`` bound (aclnn takes it between sin and out); cached per mode."""
-    def get_ws(x, cos, sin, out, ws, exe):
-        return _rope_ws(x, cos, sin, mode, out, ws, exe)
-
-    attr = "plans_rope_fwd_%d" % mode if mode in (0, 1, 2, 3) else None
-    return _Op(get_ws, _rope_run, _ROPE_NAMES, attr)
-
-
-_ROPE_FORWARD = {m: _rope_forward_op(m) for m in range(4)}
+_ROPE = _operator("aclnnRotaryPositionEmbedding").renamed("rotary_position_embedding", {})
+_ROPE_GRAD = _operator("aclnnRotaryPositionEmbeddingGrad").renamed(
+    "rotary_position_embedding_grad", {"xOptional": "x", "dxOut": "dx", "dcosOut": "dcos", "dsinOut": "dsin"})
 
 
 def rotary_position_embedding(x, cos, sin, mode=0, out=None, *, stream=None):
@@ -605,18 +899,20 @@ def rotary_position_embedding(x, cos, sin, mode=0, out=None, *, stream=None):
         stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None.
 
     Returns:
-        ``out``, or a new array (a DeviceTensor when ``x`` is one).
+        ``out``, or a new array (a DeviceTensor when ``x``, ``cos`` and
+        ``sin`` are DeviceTensors).
 
     Raises:
         AclnnError: 161002 for dtypes/formats, 561002 for mode, shapes and
         broadcast patterns (the message names the argument).
     """
     mode = operator.index(mode)
-    op = _ROPE_FORWARD.get(mode)
-    if op is None:  # let the library report the mode
-        op = _rope_forward_op(mode)
-        return _general(op.get_ws, op.run, op.names, (x, cos, sin), out, 0, None)
-    return _run_cached(op, (x, cos, sin), out, 0, stream)
+    fresh = out is None
+    if fresh:
+        x = _operand(x)
+        out = _result(x.shape, _native(x.dtype), _all_device(x, cos, sin))
+    _launch(_ROPE, (x, cos, sin), (out,), (mode,), stream, fresh)
+    return out
 
 
 def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
@@ -640,18 +936,20 @@ def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
         AclnnError: with the C code and message (161001, 161002, 561002).
     """
     mode = operator.index(mode)
-    arrays = [np.asarray(a) for a in ((dy, cos, sin) if x is None else (dy, cos, sin, x))]
-    for a in arrays:
-        if a.dtype not in DTYPE_TO_ACL:
-            raise TypeError("aclnn_emu has no aclDataType for numpy dtype %s" % a.dtype)
     has_x = x is not None
-    d, c, s = arrays[:3]
-    dx = _empty(d.shape, d.dtype)
+    dy, cos, sin = _operand(dy), _operand(cos), _operand(sin)
     if has_x:
-        dcos, dsin = _empty(c.shape, c.dtype), _empty(s.shape, s.dtype)
+        x = _operand(x)
+    for a in (dy, cos, sin, x) if has_x else (dy, cos, sin):
+        if _native(a.dtype) not in DTYPE_TO_ACL:
+            raise TypeError("aclnn_emu has no aclDataType for numpy dtype %s" % a.dtype)
+    dtype = _native(dy.dtype)
+    dx = _empty(dy.shape, dtype)
+    if has_x:
+        dcos, dsin = _empty(cos.shape, _native(cos.dtype)), _empty(sin.shape, _native(sin.dtype))
     else:  # not computed: empty tensors, as in CANN's sample
-        dcos = dsin = _empty((0,), d.dtype)
-    _run_multi(_ROPE_GRAD, (dy, cos, sin, x), (dx, dcos, dsin), (mode,))
+        dcos = dsin = _empty((0,), dtype)
+    _launch(_ROPE_GRAD, (dy, cos, sin, x), (dx, dcos, dsin), (mode,), None, True)
     return (dx, dcos, dsin) if has_x else (dx, None, None)
 
 
@@ -689,7 +987,7 @@ def _accepts_host_memory():
     """Whether the library takes numpy (host) memory as tensor data; probed once at import."""
     x = np.zeros(1, np.float32)
     try:
-        _general(_silu_ws, _silu_run, _SILU_NAMES, (x,), None, 0, None)
+        _general(_SILU, (x,), (np.empty_like(x),), (), None)
     except AclnnError as e:
         if e.code != lib.ACLNN_ERR_PARAM_INVALID:
             raise
@@ -704,13 +1002,18 @@ ZERO_COPY = _accepts_host_memory()
 #
 # MoE and Floyd attention: outputs not shaped like an input, scalar
 # arguments between the inputs and the outputs in phase 1, maybe an optional
-# input. They share _run_multi (below the MoE functions).
+# input.
 
 
 def _contiguous(a):
     return np.ascontiguousarray(normalize_array(np.asarray(a)))
 
 
+_MOE_PERMUTE = _operator("aclnnMoeTokenPermute").renamed(
+    "moe_token_permute", {"numOutTokens": "num_out_tokens", "paddedMode": "padded_mode"})
+_MOE_PERMUTE_GRAD = _operator("aclnnMoeTokenPermuteGrad").renamed(
+    "moe_token_permute_grad", {"permutedOutputGrad": "permuted_output_grad", "sortedIndices": "sorted_indices",
+                               "numTopk": "num_topk", "paddedMode": "padded_mode"})
 
 
 def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False):
@@ -742,7 +1045,7 @@ def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False):
     row_shape = tokens.shape[1:] if tokens.ndim >= 2 else (1,)
     permuted = _empty((kept,) + tuple(row_shape), tokens.dtype)
     sorted_indices = _empty((slots,), np.int32)
-    _run_multi(_MOE_PERMUTE, (tokens, indices), (permuted, sorted_indices), (n, bool(padded_mode)))
+    _launch(_MOE_PERMUTE, (tokens, indices), (permuted, sorted_indices), (n, bool(padded_mode)), None, True)
     return permuted, sorted_indices
 
 
@@ -771,157 +1074,15 @@ def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, *, pa
     tokens = idx.size // k if k >= 1 else 0
     width = grad.shape[1] if grad.ndim == 2 else 1
     out = _empty((tokens, width), grad.dtype)
-    _run_multi(_MOE_PERMUTE_GRAD, (grad, idx), (out,), (k, bool(padded_mode)))
+    _launch(_MOE_PERMUTE_GRAD, (grad, idx), (out,), (k, bool(padded_mode)), None, True)
     return out
 
 
-# ------------------------------------------------ the multi-output fast path
-#
-# Several outputs, maybe an optional input, and scalar arguments between
-# inputs and outputs: the same protocol as _run_cached (a per-thread
-# repeatable plan per shapes, dtypes and arguments, rebound to the arrays'
-# buffers on every call) with a plan key and a binding that know about them.
-
-
-class _MultiOp:
-    """One multi-output operator: phases, names, plan cache, and which input may be None (or None)."""
-
-    __slots__ = ("get_ws", "run", "names", "plans_attr", "optional")
-
-    def __init__(self, get_ws, run, names, plans_attr, optional):
-        self.get_ws, self.run, self.names, self.plans_attr = get_ws, run, names, plans_attr
-        self.optional = optional
-
-
-def _input_arrays(inputs):
-    arrays = []
-    for a in inputs:
-        if a is None:
-            arrays.append(None)
-            continue
-        if isinstance(a, DeviceTensor):
-            a = a.numpy()
-        arrays.append(normalize_array(np.asarray(a)))
-    return arrays
-
-
-def _make_multi_plan(op, inputs, outputs, args):
-    """Phase 1 over the arrays (host memory allowed); a repeatable _Plan or None."""
-    tensors = []
-    try:
-        handles = []
-        for i, a in enumerate((*inputs, *outputs)):
-            if a is None:
-                handles.append(_NULL)
-                continue
-            h, _ = wrap_array(a, writable=i >= len(inputs))
-            tensors.append(h)
-            handles.append(h)
-        ws_p, exe_p = _state.scratch
-        n_in = len(inputs)
-        with _HostMemoryAllowed():
-            plan = _repeatable_plan(op.get_ws(*handles[:n_in], *args, *handles[n_in:], ws_p, exe_p), op.names[0],
-                                    tensors)
-        if plan is not None:
-            tensors = ()  # the plan owns them now
-        return plan
-    finally:
-        for t in tensors:
-            _destroy(t)
-
-
-def _run_multi_general(op, inputs, outputs, args, stream):
-    """Plan and run once over any numpy views (no plan cache)."""
-    owned = []
-    keep = []
-    try:
-        handles = []
-        for a, writable in [(a, False) for a in inputs] + [(a, True) for a in outputs]:
-            if a is None:
-                handles.append(_NULL)
-                continue
-            h, k = wrap_array(a, writable=writable)
-            owned.append(h)
-            keep.append(k)
-            handles.append(h)
-        n_in = len(inputs)
-        with _HostMemoryAllowed():
-            _execute(lambda *h: op.get_ws(*h[:n_in], *args, *h[n_in:]), op.run, op.names, handles,
-                     stream_handle(stream), stream is not None)
-    finally:
-        for h in owned:
-            _destroy(h)
-
-
-def _run_multi(op, inputs, outputs, args, stream=None):
-    """Run ``op`` as ``get_ws(*inputs, *args, *outputs)`` then phase 2; ``outputs`` (new C arrays) are filled."""
-    inputs = _input_arrays(inputs)
-    for i, a in enumerate(inputs):
-        if a is None and i != op.optional:
-            raise TypeError("%s: input %d must not be None" % (op.names[0], i))
-    present = [a for a in inputs if a is not None]
-    if not (PLAN_CACHE and ZERO_COPY) or not all(a.flags.c_contiguous and a.flags.aligned for a in present):
-        _run_multi_general(op, inputs, outputs, args, stream)
-        return tuple(outputs)
-    codes = tuple(None if a is None else _codes_get(a.dtype) for a in inputs)
-    key = (tuple(None if a is None else a.shape for a in inputs), codes, args, _gen)
-    plans = getattr(_state, op.plans_attr)
-    plan = plans.get(key)
-    if plan is None:
-        plan = _make_multi_plan(op, inputs, outputs, args)
-        if plan is None:
-            _run_multi_general(op, inputs, outputs, args, stream)
-            return tuple(outputs)
-        _cache(plans, key, plan, [c for c in codes if c is not None])
-    exe, w = plan[0], plan[1]
-    tensors = plan[2:]
-    rc = 0
-    t = 0
-    for i, a in enumerate(inputs):
-        if a is None:
-            continue
-        if a.size:  # an empty tensor's address is never used
-            rc |= _set_in(exe, i, tensors[t], _from_buffer(a))
-        t += 1
-    for j, y in enumerate(outputs):
-        if y.size:
-            rc |= _set_out(exe, j, tensors[t], _from_buffer(y, require_writable=True))
-        t += 1
-    if rc:
-        _bind_failed(rc)
-    s = _NULL if stream is None else stream_handle(stream)
-    rc = op.run(_workspace(w, _NULL) if w else _NULL, w, exe, s)
-    if rc:
-        _fail(rc, op.names[1])
-    if stream is not None:
-        check(_sync_stream(s), "aclrtSynchronizeStream")
-    return tuple(outputs)
-
-
-_MOE_PERMUTE = _MultiOp(lib.aclnnMoeTokenPermuteGetWorkspaceSize, lib.aclnnMoeTokenPermute,
-                        ("aclnnMoeTokenPermuteGetWorkspaceSize", "aclnnMoeTokenPermute"), "plans_moe_token_permute",
-                        None)
-_MOE_PERMUTE_GRAD = _MultiOp(lib.aclnnMoeTokenPermuteGradGetWorkspaceSize, lib.aclnnMoeTokenPermuteGrad,
-                             ("aclnnMoeTokenPermuteGradGetWorkspaceSize", "aclnnMoeTokenPermuteGrad"),
-                             "plans_moe_token_permute_grad", None)
-
-
-_ROPE_GRAD = _MultiOp(_rope_grad_ws, _rope_grad_run, _ROPE_GRAD_NAMES, "plans_rope_grad", 3)
-
-
-_FLOYD = _MultiOp(lib.aclnnFusedFloydAttentionGetWorkspaceSize, lib.aclnnFusedFloydAttention,
-                  ("aclnnFusedFloydAttentionGetWorkspaceSize", "aclnnFusedFloydAttention"), "plans_floyd", 5)
-_FLOYD_GRAD = _MultiOp(lib.aclnnFusedFloydAttentionGradGetWorkspaceSize, lib.aclnnFusedFloydAttentionGrad,
-                       ("aclnnFusedFloydAttentionGradGetWorkspaceSize", "aclnnFusedFloydAttentionGrad"),
-                       "plans_floyd_grad", 6)
-
-
-def _shape_of_input(a):
-    return np.shape(a) if not isinstance(a, DeviceTensor) else a.shape
-
-
-def _dtype_of_input(a):
-    return a.dtype if isinstance(a, (np.ndarray, DeviceTensor)) else np.asarray(a).dtype
+_FLOYD_LABELS = {"query": "q", "key1": "k1", "value1": "v1", "key2": "k2", "value2": "v2",
+                 "attenMaskOptional": "mask", "scaleValueOptional": "scale", "scaleValue": "scale",
+                 "softmaxMax": "softmax_max", "softmaxSum": "softmax_sum", "attentionIn": "attention_in"}
+_FLOYD = _operator("aclnnFusedFloydAttention").renamed("fused_floyd_attention", _FLOYD_LABELS)
+_FLOYD_GRAD = _operator("aclnnFusedFloydAttentionGrad").renamed("fused_floyd_attention_grad", _FLOYD_LABELS)
 
 
 def fused_floyd_attention(q, k1, v1, k2, v2, mask=None, scale=1.0, *, stream=None):
@@ -947,11 +1108,12 @@ def fused_floyd_attention(q, k1, v1, k2, v2, mask=None, scale=1.0, *, stream=Non
     Raises:
         AclnnError: 161002 for dtypes, 561002 for shapes (the message names the argument).
     """
-    B, H, N, M, _ = _shape_of_input(q) if len(_shape_of_input(q)) == 5 else (0,) * 5
-    specs = [((B, H, N, M, 8), np.float32), ((B, H, N, M, 8), np.float32),
-             (_shape_of_input(q), _dtype_of_input(q))]
-    outputs = [_empty(shape, dtype) for shape, dtype in specs]
-    smax, ssum, out = _run_multi(_FLOYD, (q, k1, v1, k2, v2, mask), outputs, (float(scale),), stream)
+    q = _operand(q)
+    B, H, N, M = q.shape[:4] if len(q.shape) == 5 else (0,) * 4
+    smax = _empty((B, H, N, M, 8), np.float32)
+    ssum = _empty((B, H, N, M, 8), np.float32)
+    out = _empty(q.shape, _native(q.dtype))
+    _launch(_FLOYD, (q, k1, v1, k2, v2, mask), (smax, ssum, out), (float(scale),), stream, True)
     return out, smax, ssum
 
 
@@ -973,12 +1135,13 @@ def fused_floyd_attention_grad(q, k1, v1, k2, v2, dy, mask, softmax_max, softmax
     Raises:
         AclnnError: 161002 for dtypes, 561002 for shapes (the message names the argument).
     """
-    dt = _dtype_of_input(q)
-    specs = [(_shape_of_input(q), dt), (_shape_of_input(k1), dt), (_shape_of_input(k1), dt),
-             (_shape_of_input(k2), dt), (_shape_of_input(k2), dt)]
-    outputs = [_empty(shape, dtype) for shape, dtype in specs]
-    return _run_multi(_FLOYD_GRAD, (q, k1, v1, k2, v2, dy, mask, softmax_max, softmax_sum, attention_in), outputs,
-                      (float(scale),), stream)
+    q, k1, k2 = _operand(q), _operand(k1), _operand(k2)
+    dt = _native(q.dtype)
+    outputs = (_empty(q.shape, dt), _empty(k1.shape, dt), _empty(k1.shape, dt), _empty(k2.shape, dt),
+               _empty(k2.shape, dt))
+    _launch(_FLOYD_GRAD, (q, k1, v1, k2, v2, dy, mask, softmax_max, softmax_sum, attention_in), outputs,
+            (float(scale),), stream, True)
+    return outputs
 
 
 __all__ += ["fused_floyd_attention", "fused_floyd_attention_grad"]

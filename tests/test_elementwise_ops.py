@@ -465,4 +465,4 @@ def test_registry_lists_only_implemented_operators():
         rc = getattr(lib, api + "GetWorkspaceSize")(*args, ws, ex)
         assert rc not in (0, NOT_IMPLEMENTED), api
     with pytest.raises(ValueError):
-        aclnn_emu.run("aclnnConvolution")
+        aclnn_emu.run("aclnnGroupedMatmulV3")

@@ -355,6 +355,8 @@ def _values_key(op, values):
             key.append(_pack_double(float(v)))
         elif kind == "dtype":
             key.append(np.dtype(v))
+        elif kind == "string":
+            key.append(str(v))
         elif isinstance(v, tuple) and kind.startswith("scalar"):
             key.append((np.dtype(v[1]), _number_key(v[0])))
         elif kind.startswith("scalar"):
@@ -398,6 +400,10 @@ _ARRAYS = {
 }
 
 
+def _keep_alive(_obj):
+    """The 'destroy' of an owned object that needs none: holding it kept it alive."""
+
+
 def _value_argument(op, name, base, optional, value, owned):
     """Phase 1's argument for a non-tensor ``value`` of kind ``base`` (``optional``: may be None);
     handles it creates go to ``owned`` as ``(destroy, handle)``."""
@@ -414,6 +420,10 @@ def _value_argument(op, name, base, optional, value, owned):
             return float(value)
         if base == "dtype":
             return acl_dtype(value)
+        if base == "string":
+            text = ffi.new("char[]", str(value).encode())
+            owned.append((_keep_alive, text))  # phase 1 reads it: kept until the call is done
+            return text
         if base == "scalar":
             handle = _scalar(op, name, value)
             owned.append((_destroy_scalar, handle))

@@ -46,6 +46,8 @@ CTESTS = [
     "sample_fused_floyd_attention_grad",
     "fuzz",
     "fuzz_runtime",
+    "hardening",
+    "executor_limits",
 ]
 
 

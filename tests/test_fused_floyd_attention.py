@@ -35,6 +35,20 @@ SMALL = (1, 1, 16, 128, 128, 32)  # B, H, N, M, K, D
 
 
 @pytest.fixture(autouse=True)
+
+def set_floyd_tile(tile):
+    """aclnnEmuSetFloydTile from "NBxMBxKB" (None: the automatic choice)."""
+    nb, mb, kb = (0, 0, 0) if tile is None else (int(v) for v in tile.split("x"))
+    assert aclnn_emu.lib.aclnnEmuSetFloydTile(nb, mb, kb) == 0
+
+
+@pytest.fixture(autouse=True)
+def automatic_floyd_tile():
+    """Every test starts and ends with the automatic tile."""
+    set_floyd_tile(None)
+    yield
+    set_floyd_tile(None)
+
 def clean_messages():
     take_msg()
     yield
@@ -284,11 +298,11 @@ def _run_both(dtype, shape=(1, 2, 32, 128, 128, 32)):
                                               ("float32", "16x32x64", (1, 2, 64, 256, 128, 32)),
                                               ("float32", "16x32x64", (1, 1, 32, 128, 384, 32))])
 def test_one_and_two_threads_bit_identical(dtype, tile, shape, monkeypatch):
-    """Many tiles per anti-diagonal (with ACLNN_EMU_FLOYD_TILE=16x32x64: 4 x 8 tiles of 2 key blocks), so
+    """Many tiles per anti-diagonal (with the tile 16x32x64: 4 x 8 tiles of 2 key blocks), so
     dk1/dv1 chain across m-tiles and dk2/dv2 across n-tiles while two threads take tiles in any order.
     K = 384 splits the keys into two uneven chunks (128 + 256) whose dq parts meet at the end."""
     if tile is not None:
-        monkeypatch.setenv("ACLNN_EMU_FLOYD_TILE", tile)
+        set_floyd_tile(tile)
     previous = aclnn_emu.get_num_threads()
     try:
         aclnn_emu.set_num_threads(1)
@@ -318,13 +332,13 @@ def test_backward_tile_rows_and_columns_do_not_change_the_bits(monkeypatch):
     runs = []
     for tile in (None, "16x128x128", "64x128x128", "32x256x128", "64x256x128"):
         if tile is None:
-            monkeypatch.delenv("ACLNN_EMU_FLOYD_TILE", raising=False)
+            set_floyd_tile(None)
         else:
-            monkeypatch.setenv("ACLNN_EMU_FLOYD_TILE", tile)
+            set_floyd_tile(tile)
         aclnn_emu.invalidate_plans()
         runs.append(aclnn_emu.fused_floyd_attention_grad(q, k1, v1, k2, v2, dy, mask, smax, ssum, out, 0.15))
         assert tile is None or _grad_tile(aclnn_emu.last_kernel()) == tile
-    monkeypatch.delenv("ACLNN_EMU_FLOYD_TILE")
+    set_floyd_tile(None)
     aclnn_emu.invalidate_plans()
     for other in runs[1:]:
         for a, b in zip(runs[0], other):
@@ -354,7 +368,7 @@ def test_thread_count_picks_the_tile_and_keeps_the_bits(shape, many_threads, til
 
 def test_small_tiles_match_the_reference(monkeypatch):
     """The tile sizes only change rounding: small tiles (many tiles, several key blocks) still match float64."""
-    monkeypatch.setenv("ACLNN_EMU_FLOYD_TILE", "16x32x32")
+    set_floyd_tile("16x32x32")
     aclnn_emu.invalidate_plans()
     run_backward_case((1, 1, 32, 256, 128, 32), "float32", "bool", 0.3, seed=19, masked_rows=3)
     q, k1, v1, k2, v2, mask = make_inputs((1, 1, 32, 256, 128, 32), "float32", seed=20, positive_values=True,

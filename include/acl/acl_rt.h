@@ -196,6 +196,15 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
 
 /**
+ * aclrtSynchronizeDevice with a limit: waits at most `timeout` milliseconds
+ * (-1: no limit) for the work of every stream.
+ * @return ACL_SUCCESS; ACL_ERROR_RT_STREAM_SYNC_TIMEOUT (507046) when work is
+ *         still queued at the limit; ACL_ERROR_RT_PARAM_INVALID (107000) for a
+ *         timeout below -1.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+
+/**
  * Name of the emulated product ("Ascend910B" by default; set with the
  * environment variable ACLNN_EMU_SOC or aclnnEmuSetSocName()). Product-
  * specific operator rules follow this name.
@@ -387,6 +396,15 @@ ACL_FUNC_VISIBILITY aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventR
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or an unknown event.
  */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
+
+/**
+ * aclrtSynchronizeEvent with a limit: waits at most `timeout` milliseconds
+ * (-1: no limit) for the event's record to complete.
+ * @return ACL_SUCCESS; ACL_ERROR_RT_EVENT_SYNC_TIMEOUT (507047) at the limit;
+ *         ACL_ERROR_RT_PARAM_INVALID (107000) for a timeout below -1 or a
+ *         handle that is not a live event.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
 
 /**
  * Milliseconds between two completed events.

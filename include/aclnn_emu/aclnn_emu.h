@@ -27,7 +27,9 @@
  *                                       debugging;
  *  - ACLNN_EMU_REPORT_LEAKS=1           aclFinalize prints to stderr the device
  *                                       blocks, tensors, executors, streams and
- *                                       events still alive.
+ *                                       events still alive;
+ *  - ACLNN_EMU_FLOYD_TILE=NBxMBxKB      initial value of aclnnEmuSetFloydTile
+ *                                       (for tuning; default: automatic).
  *
  * Streams: each stream from aclrtCreateStream has its own worker thread that
  * runs its work in launch order; operator phase 2, aclrtMemcpyAsync,
@@ -99,6 +101,41 @@ ACL_FUNC_VISIBILITY int32_t aclnnEmuGetNumThreads(void);
  * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for NULL or another name.
  */
 ACL_FUNC_VISIBILITY aclError aclnnEmuSetSocName(const char *socName);
+
+/**
+ * Turns the launch log on (1) or off (0) for the whole process, at any
+ * time: one stderr line per operator launch when it runs (operator,
+ * stream, input and output dtypes and shapes, workspace, kernel, threads,
+ * time), plus notes on device-side undefined behaviour the emulator
+ * tolerates (MoeTokenPermuteGrad indices out of range, a non-finite Floyd
+ * scaleValue). Launches already running log as they started.
+ * @param verbose 0 or 1; the initial value is 1 when ACLNN_EMU_VERBOSE is set
+ *        and not "0".
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for other values.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuSetVerbose(int32_t verbose);
+
+/** The setting of aclnnEmuSetVerbose (0 or 1). */
+ACL_FUNC_VISIBILITY int32_t aclnnEmuGetVerbose(void);
+
+/**
+ * Overrides the tile FusedFloydAttention and FusedFloydAttentionGrad plan
+ * in phase 1 (for tuning): nb rows of N, mb of M and kb keys per tile. A
+ * tile that does not divide the call's N, M and K (kb also a multiple of the
+ * kernel's lane count) is ignored for that call, which then chooses its own.
+ * Results are the same for every tile up to rounding.
+ * @param nb, mb, kb 1..2097151 each, or all three 0 for the automatic
+ *        choice (the default; ACLNN_EMU_FLOYD_TILE=NBxMBxKB sets the initial
+ *        value, read once).
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) otherwise.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuSetFloydTile(int64_t nb, int64_t mb, int64_t kb);
+
+/**
+ * The setting of aclnnEmuSetFloydTile (0, 0, 0: automatic).
+ * @return ACL_SUCCESS; ACL_ERROR_INVALID_PARAM (100000) for a NULL pointer.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuGetFloydTile(int64_t *nb, int64_t *mb, int64_t *kb);
 
 /**
  * The name of the kernel the calling thread's last phase 2 ran, for
@@ -196,7 +233,8 @@ ACL_FUNC_VISIBILITY const char *aclnnEmuGetOperatorName(uint32_t index);
  * tensor? (may be NULL), out, inout (read and written: Inplace forms),
  * scalar, scalar? (may be NULL), int (int64_t), bool, double, dtype
  * (aclDataType), intarray (aclIntArray; intarray? may be NULL), boolarray,
- * floatarray or tensorlist (aclTensorList of inputs). NULL past the end.
+ * floatarray, tensorlist (aclTensorList of inputs), string (char *) or
+ * out? (an output that may be NULL). NULL past the end.
  */
 ACL_FUNC_VISIBILITY const char *aclnnEmuGetOperatorSignature(uint32_t index);
 

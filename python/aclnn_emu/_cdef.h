@@ -57,6 +57,7 @@
 #define ACL_ERROR_RT_LOST_HEARTBEAT ...
 #define ACL_ERROR_RT_MODEL_EXECUTE ...
 #define ACL_ERROR_RT_STREAM_SYNC_TIMEOUT ...
+#define ACL_ERROR_RT_EVENT_SYNC_TIMEOUT ...
 
 /* ---- acl/acl_base.h ---- */
 #define ACL_TENSOR_SHAPE_RANGE_NUM ...
@@ -304,6 +305,7 @@ aclError aclrtResetDevice(int32_t deviceId);
 aclError aclrtGetDevice(int32_t *deviceId);
 aclError aclrtGetDeviceCount(uint32_t *count);
 aclError aclrtSynchronizeDevice(void);
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
 const char *aclrtGetSocName(void);
 aclError aclrtGetRunMode(aclrtRunMode *runMode);
 aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
@@ -328,6 +330,7 @@ aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
 aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
 aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
 aclError aclrtSynchronizeEvent(aclrtEvent event);
+aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
 aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
 aclError aclrtDestroyEvent(aclrtEvent event);
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
@@ -956,6 +959,10 @@ const char *aclnnEmuIsaName(aclnnEmuIsa isa);
 aclError aclnnEmuSetNumThreads(int32_t numThreads);
 int32_t aclnnEmuGetNumThreads(void);
 aclError aclnnEmuSetSocName(const char *socName);
+aclError aclnnEmuSetVerbose(int32_t verbose);
+int32_t aclnnEmuGetVerbose(void);
+aclError aclnnEmuSetFloydTile(int64_t nb, int64_t mb, int64_t kb);
+aclError aclnnEmuGetFloydTile(int64_t *nb, int64_t *mb, int64_t *kb);
 const char *aclnnEmuGetLastKernel(void);
 aclError aclnnEmuSetHostMemoryAllowed(int32_t allowed);
 int32_t aclnnEmuGetHostMemoryAllowed(void);

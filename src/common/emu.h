@@ -31,7 +31,10 @@ size_t emu_dtype_size(aclDataType dtype); /* 0 for sub-byte and unknown types */
 typedef enum { EMU_SOC_ASCEND910B, EMU_SOC_ASCEND910_93, EMU_SOC_ASCEND910, EMU_SOC_ASCEND950 } emu_soc;
 emu_soc emu_soc_get(void);
 int emu_num_threads(void);
-bool emu_verbose(void);
+bool emu_verbose(void);      /* ACLNN_EMU_VERBOSE, or aclnnEmuSetVerbose */
+/* The FusedFloydAttention(Grad) tile (aclnnEmuSetFloydTile, initially
+ * ACLNN_EMU_FLOYD_TILE=NBxMBxKB, read once); false: automatic. */
+bool emu_floyd_tile(int64_t *nb, int64_t *mb, int64_t *kb);
 bool emu_sync_mode(void);    /* ACLNN_EMU_SYNC=1: every stream runs work inline */
 bool emu_report_leaks(void); /* ACLNN_EMU_REPORT_LEAKS=1: aclFinalize lists what is still alive */
 bool emu_host_memory_allowed(void); /* aclnnEmuSetHostMemoryAllowed on this thread */
@@ -49,12 +52,35 @@ typedef enum {
     EMU_HANDLE_HOST_ALLOC,
     EMU_HANDLE_EXECUTOR,
     EMU_HANDLE_EXECUTOR_CONSUMED,
-    EMU_HANDLE_TENSOR
+    EMU_HANDLE_TENSOR,
+    EMU_HANDLE_SCALAR,
+    EMU_HANDLE_INT_ARRAY,
+    EMU_HANDLE_FLOAT_ARRAY,
+    EMU_HANDLE_BOOL_ARRAY,
+    EMU_HANDLE_TENSOR_LIST,
+    EMU_HANDLE_SCALAR_LIST
 } emu_handle_kind;
 
 bool emu_handle_add(const void *handle, emu_handle_kind kind); /* false: out of memory */
 bool emu_handle_remove(const void *handle, emu_handle_kind kind); /* false: not registered as kind */
 bool emu_handle_is(const void *handle, emu_handle_kind kind);
+/* The kind `handle` is registered as, or 0 when it is not registered. */
+emu_handle_kind emu_handle_kind_of(const void *handle);
+/* "aclTensor", "aclScalar", "aclrtStream", ... for messages. */
+const char *emu_handle_kind_name(emu_handle_kind kind);
+/* Liveness of the aclnn meta objects (aclCreateTensor ... aclCreateScalarList
+ * register them, their destroy calls remove them). A destroyed handle is
+ * never read: the registry does not touch the object. One registry lookup
+ * (a mutex and a hash probe, about 20 ns uncontended). */
+bool emu_tensor_is_live(const aclTensor *tensor);
+/* For phase 1 and the accessors: NULL passes (the caller's NULL check comes
+ * first and has its own code); a pointer not registered as `kind` sets one
+ * sentence naming `api` and `name` (and what the pointer is instead, when it
+ * is another live handle) and returns ACLNN_ERR_PARAM_INVALID (161002). */
+aclnnStatus emu_check_live(const char *api, const char *name, const void *handle, emu_handle_kind kind);
+/* emu_check_live for every tensor of a list (the list itself included);
+ * `name` is the list's argument name, elements are named name[i]. */
+aclnnStatus emu_check_tensor_list_live(const char *api, const char *name, const aclTensorList *list);
 /* Atomically changes the kind of a registered handle; false if it was not `from`. */
 bool emu_handle_change(const void *handle, emu_handle_kind from, emu_handle_kind to);
 /* Calls fn for each live handle of `kind` (under the registry lock: fn must
@@ -121,8 +147,21 @@ bool emu_stream_submit(aclrtStream stream, emu_task *task);
 /* Runs work(ctx) in order on the stream and waits for it to finish. */
 void emu_stream_launch(aclrtStream stream, emu_stream_work_fn work, void *ctx);
 void emu_streams_synchronize_all(void);
-/* Waits until no queued or running task uses [base, base+size). */
-void emu_streams_wait_for_block(const void *base, size_t size);
+/* Waits until no queued or running task uses [base, base+size). When such
+ * a task sits behind an event wait that no queued record can end, it prints
+ * a notice naming `api`, `what`, the stream and the event to stderr after a
+ * second and goes on waiting (another thread may record the event; destroying
+ * the event drops the wait). ACL_SUCCESS, or an error with its message. */
+aclError emu_streams_wait_for_block(const char *api, const char *what, const void *base, size_t size);
+/* aclFinalize: every stream finishes its work; event waits that no queued
+ * record can end give up (507046, message naming the stream and the event). */
+aclError emu_streams_finalize(void);
+/* Before work is submitted to a stream that runs inline (the default
+ * stream): waits for the records its earlier aclrtStreamWaitEvent calls
+ * need; 507046 with a message naming `api` and the event when no record of
+ * one is queued (nothing is run then). Costs one thread-local load when the
+ * thread has no such wait. */
+aclError emu_stream_ready(const char *api, aclrtStream stream);
 size_t emu_stream_live_count(void);
 
 static inline bool emu_ranges_overlap(const void *a, size_t a_len, const void *b, size_t b_len)

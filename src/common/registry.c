@@ -144,3 +144,76 @@ size_t emu_handle_each(emu_handle_kind kind, void (*fn)(const void *handle, void
     pthread_mutex_unlock(&lock);
     return found;
 }
+
+emu_handle_kind emu_handle_kind_of(const void *handle)
+{
+    emu_handle_kind kind = (emu_handle_kind)0;
+    pthread_mutex_lock(&lock);
+    if (capacity != 0 && handle != NULL) {
+        size_t i = find_slot(slots, capacity, handle);
+        if (slots[i].key == handle) {
+            kind = slots[i].kind;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return kind;
+}
+
+const char *emu_handle_kind_name(emu_handle_kind kind)
+{
+    switch (kind) {
+    case EMU_HANDLE_STREAM: return "aclrtStream";
+    case EMU_HANDLE_EVENT: return "aclrtEvent";
+    case EMU_HANDLE_CONTEXT: return "aclrtContext";
+    case EMU_HANDLE_HOST_ALLOC: return "aclrtMallocHost block";
+    case EMU_HANDLE_EXECUTOR: return "aclOpExecutor";
+    case EMU_HANDLE_EXECUTOR_CONSUMED: return "consumed aclOpExecutor";
+    case EMU_HANDLE_TENSOR: return "aclTensor";
+    case EMU_HANDLE_SCALAR: return "aclScalar";
+    case EMU_HANDLE_INT_ARRAY: return "aclIntArray";
+    case EMU_HANDLE_FLOAT_ARRAY: return "aclFloatArray";
+    case EMU_HANDLE_BOOL_ARRAY: return "aclBoolArray";
+    case EMU_HANDLE_TENSOR_LIST: return "aclTensorList";
+    case EMU_HANDLE_SCALAR_LIST: return "aclScalarList";
+    }
+    return "handle";
+}
+
+bool emu_tensor_is_live(const aclTensor *tensor)
+{
+    return tensor != NULL && emu_handle_is(tensor, EMU_HANDLE_TENSOR);
+}
+
+static const char *creator_of(emu_handle_kind kind)
+{
+    switch (kind) {
+    case EMU_HANDLE_TENSOR: return "aclCreateTensor";
+    case EMU_HANDLE_SCALAR: return "aclCreateScalar";
+    case EMU_HANDLE_INT_ARRAY: return "aclCreateIntArray";
+    case EMU_HANDLE_FLOAT_ARRAY: return "aclCreateFloatArray";
+    case EMU_HANDLE_BOOL_ARRAY: return "aclCreateBoolArray";
+    case EMU_HANDLE_TENSOR_LIST: return "aclCreateTensorList";
+    case EMU_HANDLE_SCALAR_LIST: return "aclCreateScalarList";
+    default: return "its create call";
+    }
+}
+
+aclnnStatus emu_check_live(const char *api, const char *name, const void *handle, emu_handle_kind kind)
+{
+    if (handle == NULL) {
+        return ACLNN_SUCCESS;
+    }
+    emu_handle_kind actual = emu_handle_kind_of(handle);
+    if (actual == kind) {
+        return ACLNN_SUCCESS;
+    }
+    if (actual != 0) {
+        return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s %p is a live %s, not an %s; expected an %s from %s.", api,
+                        name, handle, emu_handle_kind_name(actual), emu_handle_kind_name(kind),
+                        emu_handle_kind_name(kind), creator_of(kind));
+    }
+    return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: %s %p is not a live %s (already destroyed, or never created by "
+                                             "%s); expected an %s from %s that is not yet destroyed.", api, name,
+                    handle, emu_handle_kind_name(kind), creator_of(kind), emu_handle_kind_name(kind),
+                    creator_of(kind));
+}

@@ -37,6 +37,10 @@ static atomic_bool sync_setting;
 static atomic_bool report_leaks_setting;
 static atomic_bool host_memory_default;
 static atomic_ullong device_cache_limit; /* bytes; see aclnnEmuSetDeviceCacheLimit */
+/* FusedFloydAttention(Grad) tile override (ACLNN_EMU_FLOYD_TILE=NBxMBxKB, for
+ * tuning), 0 = automatic; one word so a reader sees the three together:
+ * nb, mb and kb in 21 bits each. */
+static atomic_ullong floyd_tile_setting;
 /* -1: not set on this thread, use the process default. */
 static _Thread_local int host_memory_allowed = -1;
 static _Thread_local char last_kernel[128];
@@ -93,6 +97,13 @@ static uint64_t default_device_cache_limit(void)
     return limit;
 }
 
+enum { EMU_FLOYD_TILE_MAX = (1 << 21) - 1 };
+
+static unsigned long long pack_tile(long long nb, long long mb, long long kb)
+{
+    return (unsigned long long)nb | (unsigned long long)mb << 21 | (unsigned long long)kb << 42;
+}
+
 static void read_environment(void)
 {
     const char *soc = getenv("ACLNN_EMU_SOC");
@@ -130,6 +141,18 @@ static void read_environment(void)
         } else {
             fprintf(stderr, "aclnn_emu: ignoring ACLNN_EMU_DEVICE_CACHE_MIB=%s; expected a number of MiB "
                             "(0 turns the cache off).\n", cache);
+        }
+    }
+    const char *tile = getenv("ACLNN_EMU_FLOYD_TILE");
+    if (tile != NULL && tile[0] != '\0') {
+        long long nb = 0, mb = 0, kb = 0;
+        char end = '\0';
+        if (sscanf(tile, "%lldx%lldx%lld%c", &nb, &mb, &kb, &end) == 3 && nb > 0 && mb > 0 && kb > 0 &&
+            nb <= EMU_FLOYD_TILE_MAX && mb <= EMU_FLOYD_TILE_MAX && kb <= EMU_FLOYD_TILE_MAX) {
+            atomic_store(&floyd_tile_setting, pack_tile(nb, mb, kb));
+        } else {
+            fprintf(stderr, "aclnn_emu: ignoring ACLNN_EMU_FLOYD_TILE=%s; expected NBxMBxKB, three sizes 1..%d.\n",
+                    tile, EMU_FLOYD_TILE_MAX);
         }
     }
     const char *host = getenv("ACLNN_EMU_ALLOW_HOST_MEMORY");
@@ -228,7 +251,61 @@ int32_t aclnnEmuGetNumThreads(void)
 bool emu_verbose(void)
 {
     ensure_environment();
-    return atomic_load(&verbose_setting);
+    return atomic_load_explicit(&verbose_setting, memory_order_relaxed);
+}
+
+aclError aclnnEmuSetVerbose(int32_t verbose)
+{
+    ensure_environment();
+    if (verbose != 0 && verbose != 1) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclnnEmuSetVerbose: verbose is %d; expected 0 or 1.", (int)verbose);
+    }
+    atomic_store(&verbose_setting, verbose != 0);
+    return ACL_SUCCESS;
+}
+
+int32_t aclnnEmuGetVerbose(void)
+{
+    return emu_verbose() ? 1 : 0;
+}
+
+bool emu_floyd_tile(int64_t *nb, int64_t *mb, int64_t *kb)
+{
+    ensure_environment();
+    const unsigned long long packed = atomic_load_explicit(&floyd_tile_setting, memory_order_relaxed);
+    if (packed == 0) {
+        return false;
+    }
+    *nb = (int64_t)(packed & EMU_FLOYD_TILE_MAX);
+    *mb = (int64_t)(packed >> 21 & EMU_FLOYD_TILE_MAX);
+    *kb = (int64_t)(packed >> 42 & EMU_FLOYD_TILE_MAX);
+    return true;
+}
+
+aclError aclnnEmuSetFloydTile(int64_t nb, int64_t mb, int64_t kb)
+{
+    ensure_environment();
+    const bool automatic = nb == 0 && mb == 0 && kb == 0;
+    if (!automatic && (nb < 1 || mb < 1 || kb < 1 || nb > EMU_FLOYD_TILE_MAX || mb > EMU_FLOYD_TILE_MAX ||
+                       kb > EMU_FLOYD_TILE_MAX)) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclnnEmuSetFloydTile: nb, mb, kb are %lld, %lld, %lld; expected "
+                                                 "three sizes 1..%d, or 0, 0, 0 for the automatic choice.",
+                        (long long)nb, (long long)mb, (long long)kb, EMU_FLOYD_TILE_MAX);
+    }
+    atomic_store(&floyd_tile_setting, automatic ? 0ULL : pack_tile(nb, mb, kb));
+    return ACL_SUCCESS;
+}
+
+aclError aclnnEmuGetFloydTile(int64_t *nb, int64_t *mb, int64_t *kb)
+{
+    if (nb == NULL || mb == NULL || kb == NULL) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "aclnnEmuGetFloydTile: %s is NULL; expected a pointer to int64_t.",
+                        nb == NULL ? "nb" : mb == NULL ? "mb" : "kb");
+    }
+    if (!emu_floyd_tile(nb, mb, kb)) {
+        *nb = *mb = *kb = 0;
+    }
+    return ACL_SUCCESS;
 }
 
 bool emu_sync_mode(void)

@@ -1,4 +1,5 @@
 /* Scalars, int/float/bool arrays, and tensor/scalar lists. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,11 +56,17 @@ aclScalar *aclCreateScalar(void *value, aclDataType dataType)
     }
     scalar->dtype = dataType;
     memcpy(scalar->value, value, size);
+    if (!emu_handle_add(scalar, EMU_HANDLE_SCALAR)) {
+        free(scalar);
+        emu_set_message("aclCreateScalar: out of host memory while registering the scalar.");
+        return NULL;
+    }
     return scalar;
 }
 
 /* Allocates header + size elements, copying them; NULL (with a message) on error. */
-static void *create_array(const char *api, size_t header, const void *values, uint64_t size, size_t elem)
+static void *create_array(const char *api, emu_handle_kind kind, size_t header, const void *values, uint64_t size,
+                          size_t elem)
 {
     if (values == NULL && size > 0) {
         emu_set_message("%s: value is NULL but size is %llu; expected an array of that length.", api,
@@ -79,87 +86,169 @@ static void *create_array(const char *api, size_t header, const void *values, ui
     if (size > 0) {
         memcpy(array + header, values, (size_t)size * elem);
     }
+    /* Registered, so that a destroyed array is reported instead of freed
+     * twice or read; one the registry cannot hold is not handed out. */
+    if (!emu_handle_add(array, kind)) {
+        free(array);
+        emu_set_message("%s: out of host memory while registering the result.", api);
+        return NULL;
+    }
     return array;
 }
 
 aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size)
 {
-    return create_array("aclCreateIntArray", offsetof(aclIntArray, values), value, size, sizeof(int64_t));
+    return create_array("aclCreateIntArray", EMU_HANDLE_INT_ARRAY, offsetof(aclIntArray, values), value, size,
+                        sizeof(int64_t));
 }
 
 aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size)
 {
-    return create_array("aclCreateFloatArray", offsetof(aclFloatArray, values), value, size, sizeof(float));
+    return create_array("aclCreateFloatArray", EMU_HANDLE_FLOAT_ARRAY, offsetof(aclFloatArray, values), value, size,
+                        sizeof(float));
 }
 
 aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size)
 {
-    return create_array("aclCreateBoolArray", offsetof(aclBoolArray, values), value, size, sizeof(bool));
+    return create_array("aclCreateBoolArray", EMU_HANDLE_BOOL_ARRAY, offsetof(aclBoolArray, values), value, size,
+                        sizeof(bool));
 }
 
 aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size)
 {
-    return create_array("aclCreateTensorList", offsetof(aclTensorList, tensors), value, size,
+    return create_array("aclCreateTensorList", EMU_HANDLE_TENSOR_LIST, offsetof(aclTensorList, tensors), value, size,
                         sizeof(const aclTensor *));
 }
 
 aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size)
 {
-    return create_array("aclCreateScalarList", offsetof(aclScalarList, scalars), value, size,
+    return create_array("aclCreateScalarList", EMU_HANDLE_SCALAR_LIST, offsetof(aclScalarList, scalars), value, size,
                         sizeof(const aclScalar *));
+}
+
+/* Every destroy: NULL is a no-op returning 0 (as CANN's nnopbase); a handle
+ * that is not a live object of its kind (destroyed already, never created,
+ * or another kind) is not touched and gives ACLNN_ERR_PARAM_INVALID
+ * (161002) with a message. CANN deletes it anyway (a double free; its debug
+ * mode only logs "possible double-free"). */
+static aclnnStatus destroy_handle(const char *api, const char *name, const void *handle, emu_handle_kind kind)
+{
+    if (handle == NULL) {
+        return ACLNN_SUCCESS;
+    }
+    if (!emu_handle_remove(handle, kind)) {
+        return emu_check_live(api, name, handle, kind);
+    }
+    free((void *)handle);
+    return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclDestroyScalar(const aclScalar *scalar)
 {
-    free((void *)scalar);
-    return ACLNN_SUCCESS;
+    return destroy_handle("aclDestroyScalar", "scalar", scalar, EMU_HANDLE_SCALAR);
 }
 
 aclnnStatus aclDestroyIntArray(const aclIntArray *array)
 {
-    free((void *)array);
-    return ACLNN_SUCCESS;
+    return destroy_handle("aclDestroyIntArray", "array", array, EMU_HANDLE_INT_ARRAY);
 }
 
 aclnnStatus aclDestroyFloatArray(const aclFloatArray *array)
 {
-    free((void *)array);
-    return ACLNN_SUCCESS;
+    return destroy_handle("aclDestroyFloatArray", "array", array, EMU_HANDLE_FLOAT_ARRAY);
 }
 
 aclnnStatus aclDestroyBoolArray(const aclBoolArray *array)
 {
-    free((void *)array);
-    return ACLNN_SUCCESS;
+    return destroy_handle("aclDestroyBoolArray", "array", array, EMU_HANDLE_BOOL_ARRAY);
+}
+
+/* A list owns its elements (CANN's destroy deletes each). An element that
+ * appears earlier in the list is destroyed once; an element that is not a
+ * live handle (destroyed already) is left alone. Either is reported, for
+ * the first such element, with 161002 after every other element and the
+ * list itself have been destroyed: nothing leaks and nothing is freed twice. */
+static aclnnStatus destroy_list(const char *api, const void *list, emu_handle_kind list_kind,
+                                const void *const *items, uint64_t size, emu_handle_kind item_kind,
+                                aclnnStatus (*destroy_item)(const void *))
+{
+    if (list == NULL) {
+        return ACLNN_SUCCESS;
+    }
+    if (!emu_handle_remove(list, list_kind)) {
+        return emu_check_live(api, "array", list, list_kind);
+    }
+    aclnnStatus status = ACLNN_SUCCESS;
+    for (uint64_t i = 0; i < size; ++i) {
+        if (items[i] == NULL) {
+            continue;
+        }
+        uint64_t first = 0;
+        while (first < i && items[first] != items[i]) {
+            ++first;
+        }
+        if (first < i) {
+            if (status == ACLNN_SUCCESS) {
+                status = emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: array[%llu] is array[%llu] again (%s %p); the list "
+                                                           "owns its elements, so it was destroyed once; expected "
+                                                           "each element in one list once (the rest of the list is "
+                                                           "destroyed).", api, (unsigned long long)i,
+                                  (unsigned long long)first, emu_handle_kind_name(item_kind), items[i]);
+            }
+            continue;
+        }
+        if (!emu_handle_is(items[i], item_kind)) {
+            if (status == ACLNN_SUCCESS) {
+                char name[48];
+                snprintf(name, sizeof name, "array[%llu]", (unsigned long long)i);
+                status = emu_check_live(api, name, items[i], item_kind);
+            }
+            continue;
+        }
+        aclnnStatus item_status = destroy_item(items[i]);
+        if (status == ACLNN_SUCCESS) {
+            status = item_status; /* another thread destroyed it meanwhile */
+        }
+    }
+    free((void *)list);
+    return status;
+}
+
+static aclnnStatus destroy_tensor_item(const void *item)
+{
+    return aclDestroyTensor(item);
+}
+
+static aclnnStatus destroy_scalar_item(const void *item)
+{
+    return aclDestroyScalar(item);
 }
 
 aclnnStatus aclDestroyTensorList(const aclTensorList *array)
 {
-    if (array != NULL) {
-        for (uint64_t i = 0; i < array->size; ++i) {
-            aclDestroyTensor(array->tensors[i]);
-        }
-        free((void *)array);
-    }
-    return ACLNN_SUCCESS;
+    return destroy_list("aclDestroyTensorList", array, EMU_HANDLE_TENSOR_LIST,
+                        array != NULL ? (const void *const *)array->tensors : NULL,
+                        array != NULL && emu_handle_is(array, EMU_HANDLE_TENSOR_LIST) ? array->size : 0,
+                        EMU_HANDLE_TENSOR, destroy_tensor_item);
 }
 
 aclnnStatus aclDestroyScalarList(const aclScalarList *array)
 {
-    if (array != NULL) {
-        for (uint64_t i = 0; i < array->size; ++i) {
-            aclDestroyScalar(array->scalars[i]);
-        }
-        free((void *)array);
-    }
-    return ACLNN_SUCCESS;
+    return destroy_list("aclDestroyScalarList", array, EMU_HANDLE_SCALAR_LIST,
+                        array != NULL ? (const void *const *)array->scalars : NULL,
+                        array != NULL && emu_handle_is(array, EMU_HANDLE_SCALAR_LIST) ? array->size : 0,
+                        EMU_HANDLE_SCALAR, destroy_scalar_item);
 }
 
-static aclnnStatus report_size(const char *api, const char *name, const void *array, uint64_t *size)
+static aclnnStatus report_size(const char *api, const char *name, const void *array, emu_handle_kind kind,
+                               uint64_t *size)
 {
     if (array == NULL || size == NULL) {
         return emu_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL; expected a valid pointer.", api,
                         array == NULL ? name : "size");
+    }
+    if (!emu_handle_is(array, kind)) {
+        return emu_check_live(api, name, array, kind);
     }
     memcpy(size, array, sizeof *size);
     return ACLNN_SUCCESS;
@@ -167,27 +256,27 @@ static aclnnStatus report_size(const char *api, const char *name, const void *ar
 
 aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size)
 {
-    return report_size("aclGetIntArraySize", "array", array, size);
+    return report_size("aclGetIntArraySize", "array", array, EMU_HANDLE_INT_ARRAY, size);
 }
 
 aclnnStatus aclGetFloatArraySize(const aclFloatArray *array, uint64_t *size)
 {
-    return report_size("aclGetFloatArraySize", "array", array, size);
+    return report_size("aclGetFloatArraySize", "array", array, EMU_HANDLE_FLOAT_ARRAY, size);
 }
 
 aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *size)
 {
-    return report_size("aclGetBoolArraySize", "array", array, size);
+    return report_size("aclGetBoolArraySize", "array", array, EMU_HANDLE_BOOL_ARRAY, size);
 }
 
 aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size)
 {
-    return report_size("aclGetTensorListSize", "tensorList", tensorList, size);
+    return report_size("aclGetTensorListSize", "tensorList", tensorList, EMU_HANDLE_TENSOR_LIST, size);
 }
 
 aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size)
 {
-    return report_size("aclGetScalarListSize", "scalarList", scalarList, size);
+    return report_size("aclGetScalarListSize", "scalarList", scalarList, EMU_HANDLE_SCALAR_LIST, size);
 }
 
 /* ---- scalar values for the op layer (declared in ops/opdef.h) ---- */
@@ -265,4 +354,17 @@ const aclTensor *const *emu_tensor_list_items(const aclTensorList *list, uint64_
 {
     *size = list->size;
     return list->tensors;
+}
+
+aclnnStatus emu_check_tensor_list_live(const char *api, const char *name, const aclTensorList *list)
+{
+    aclnnStatus status = emu_check_live(api, name, list, EMU_HANDLE_TENSOR_LIST);
+    for (uint64_t i = 0; status == ACLNN_SUCCESS && list != NULL && i < list->size; ++i) {
+        if (list->tensors[i] != NULL && !emu_tensor_is_live(list->tensors[i])) {
+            char element[112];
+            snprintf(element, sizeof element, "%.80s[%llu]", name, (unsigned long long)i);
+            status = emu_check_live(api, element, list->tensors[i], EMU_HANDLE_TENSOR);
+        }
+    }
+    return status;
 }

@@ -211,6 +211,10 @@ static aclnnStatus set_address(const char *api, aclOpExecutor *executor, size_t 
     if (status != ACLNN_SUCCESS) {
         return status;
     }
+    /* The descriptor is optional; a given one is written below. */
+    if (tensor != NULL && !emu_tensor_is_live(tensor)) {
+        return emu_check_live(api, "tensor", tensor, EMU_HANDLE_TENSOR);
+    }
     size_t first = outputs_only ? (size_t)executor->input_count : 0;
     size_t count = inputs_only ? (size_t)executor->input_count
                  : outputs_only ? (size_t)executor->output_count
@@ -493,6 +497,9 @@ aclnnStatus emu_executor_run(const char *api, void *workspace, uint64_t workspac
                                                  "stream) or a stream from aclrtCreateStream.", api, stream);
     }
     bool inline_run = emu_stream_runs_inline(stream);
+    if (inline_run && emu_stream_ready(api, stream) != ACL_SUCCESS) {
+        return ACLNN_ERR_RUNTIME_ERROR; /* the message names the event the stream waits for */
+    }
     launch_task local;
     launch_task *work = inline_run ? &local : malloc(sizeof *work);
     if (work == NULL) {

@@ -128,9 +128,14 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
         free(tensor);
         return NULL;
     }
-    /* Tracked for the aclFinalize leak report only: out of memory here just
-     * leaves the tensor out of the report. */
-    (void)emu_handle_add(tensor, EMU_HANDLE_TENSOR);
+    /* Registered, so that every later call can tell a live tensor from a
+     * destroyed one (and for the aclFinalize leak report): a tensor the
+     * registry cannot hold is not handed out. */
+    if (!emu_handle_add(tensor, EMU_HANDLE_TENSOR)) {
+        free(tensor);
+        emu_set_message("aclCreateTensor: out of host memory while registering the tensor.");
+        return NULL;
+    }
     return tensor;
 }
 
@@ -142,6 +147,10 @@ aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t v
         return emu_fail(ACLNN_ERR_PARAM_NULLPTR, "aclInitTensor: tensor is NULL; expected a tensor from "
                                                  "aclCreateTensor.");
     }
+    aclnnStatus live = emu_check_live("aclInitTensor", "tensor", tensor, EMU_HANDLE_TENSOR);
+    if (live != ACLNN_SUCCESS) {
+        return live;
+    }
     tensor_args args = {viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum,
                         tensorData};
     struct aclTensor rebuilt;
@@ -152,10 +161,17 @@ aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t v
     return status;
 }
 
+/* CANN's nnopbase returns 0 for NULL and deletes whatever it is given (a
+ * second destroy is a double free; only its debug mode logs "possible
+ * double-free"). Here a handle that is not a live tensor is never touched:
+ * ACLNN_ERR_PARAM_INVALID (161002) with a message. */
 aclnnStatus aclDestroyTensor(const aclTensor *tensor)
 {
-    if (tensor != NULL) {
-        (void)emu_handle_remove(tensor, EMU_HANDLE_TENSOR);
+    if (tensor == NULL) {
+        return ACLNN_SUCCESS;
+    }
+    if (!emu_handle_remove(tensor, EMU_HANDLE_TENSOR)) {
+        return emu_check_live("aclDestroyTensor", "tensor", tensor, EMU_HANDLE_TENSOR);
     }
     free((void *)tensor);
     return ACLNN_SUCCESS;
@@ -166,11 +182,17 @@ static aclnnStatus null_argument(const char *api, const char *name)
     return emu_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL; expected a valid pointer.", api, name);
 }
 
-static aclnnStatus copy_dims(const char *api, const aclTensor *tensor, const int64_t *dims, int32_t rank,
-                             int64_t **out, uint64_t *out_rank, const char *out_name, const char *rank_name)
+typedef enum { DIMS_VIEW_SHAPE, DIMS_STORAGE_SHAPE, DIMS_VIEW_STRIDES } dims_kind;
+
+static aclnnStatus copy_dims(const char *api, const aclTensor *tensor, dims_kind which, int64_t **out,
+                             uint64_t *out_rank, const char *out_name, const char *rank_name)
 {
     if (tensor == NULL) {
         return null_argument(api, "tensor");
+    }
+    aclnnStatus live = emu_check_live(api, "tensor", tensor, EMU_HANDLE_TENSOR);
+    if (live != ACLNN_SUCCESS) {
+        return live;
     }
     if (out == NULL) {
         return null_argument(api, out_name);
@@ -178,6 +200,11 @@ static aclnnStatus copy_dims(const char *api, const aclTensor *tensor, const int
     if (out_rank == NULL) {
         return null_argument(api, rank_name);
     }
+    /* Read only now that the tensor is known to be live. */
+    const int64_t *dims = which == DIMS_VIEW_SHAPE     ? tensor->view.shape
+                        : which == DIMS_STORAGE_SHAPE ? tensor->storage
+                                                      : tensor->view.strides;
+    const int32_t rank = which == DIMS_STORAGE_SHAPE ? tensor->storage_rank : tensor->view.rank;
     int64_t *copy = NULL;
     if (rank > 0) {
         copy = emu_new_int64_array((size_t)rank);
@@ -193,26 +220,28 @@ static aclnnStatus copy_dims(const char *api, const aclTensor *tensor, const int
 
 aclnnStatus aclGetViewShape(const aclTensor *tensor, int64_t **viewDims, uint64_t *viewDimsNum)
 {
-    return copy_dims("aclGetViewShape", tensor, tensor ? tensor->view.shape : NULL, tensor ? tensor->view.rank : 0,
-                     viewDims, viewDimsNum, "viewDims", "viewDimsNum");
+    return copy_dims("aclGetViewShape", tensor, DIMS_VIEW_SHAPE, viewDims, viewDimsNum, "viewDims", "viewDimsNum");
 }
 
 aclnnStatus aclGetStorageShape(const aclTensor *tensor, int64_t **storageDims, uint64_t *storageDimsNum)
 {
-    return copy_dims("aclGetStorageShape", tensor, tensor ? tensor->storage : NULL, tensor ? tensor->storage_rank : 0,
-                     storageDims, storageDimsNum, "storageDims", "storageDimsNum");
+    return copy_dims("aclGetStorageShape", tensor, DIMS_STORAGE_SHAPE, storageDims, storageDimsNum, "storageDims",
+                     "storageDimsNum");
 }
 
 aclnnStatus aclGetViewStrides(const aclTensor *tensor, int64_t **stridesValue, uint64_t *stridesNum)
 {
-    return copy_dims("aclGetViewStrides", tensor, tensor ? tensor->view.strides : NULL,
-                     tensor ? tensor->view.rank : 0, stridesValue, stridesNum, "stridesValue", "stridesNum");
+    return copy_dims("aclGetViewStrides", tensor, DIMS_VIEW_STRIDES, stridesValue, stridesNum, "stridesValue",
+                     "stridesNum");
 }
 
 aclnnStatus aclGetViewOffset(const aclTensor *tensor, int64_t *offset)
 {
     if (tensor == NULL || offset == NULL) {
         return null_argument("aclGetViewOffset", tensor == NULL ? "tensor" : "offset");
+    }
+    if (!emu_tensor_is_live(tensor)) {
+        return emu_check_live("aclGetViewOffset", "tensor", tensor, EMU_HANDLE_TENSOR);
     }
     *offset = tensor->view.offset;
     return ACLNN_SUCCESS;
@@ -223,6 +252,9 @@ aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat *format)
     if (tensor == NULL || format == NULL) {
         return null_argument("aclGetFormat", tensor == NULL ? "tensor" : "format");
     }
+    if (!emu_tensor_is_live(tensor)) {
+        return emu_check_live("aclGetFormat", "tensor", tensor, EMU_HANDLE_TENSOR);
+    }
     *format = tensor->format;
     return ACLNN_SUCCESS;
 }
@@ -231,6 +263,9 @@ aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType)
 {
     if (tensor == NULL || dataType == NULL) {
         return null_argument("aclGetDataType", tensor == NULL ? "tensor" : "dataType");
+    }
+    if (!emu_tensor_is_live(tensor)) {
+        return emu_check_live("aclGetDataType", "tensor", tensor, EMU_HANDLE_TENSOR);
     }
     *dataType = tensor->view.dtype;
     return ACLNN_SUCCESS;
@@ -241,6 +276,9 @@ aclnnStatus aclSetRawTensorAddr(aclTensor *tensor, void *addr)
     if (tensor == NULL) {
         return null_argument("aclSetRawTensorAddr", "tensor");
     }
+    if (!emu_tensor_is_live(tensor)) {
+        return emu_check_live("aclSetRawTensorAddr", "tensor", tensor, EMU_HANDLE_TENSOR);
+    }
     tensor->view.data = addr;
     return ACLNN_SUCCESS;
 }
@@ -249,6 +287,9 @@ aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr)
 {
     if (tensor == NULL || addr == NULL) {
         return null_argument("aclGetRawTensorAddr", tensor == NULL ? "tensor" : "addr");
+    }
+    if (!emu_tensor_is_live(tensor)) {
+        return emu_check_live("aclGetRawTensorAddr", "tensor", tensor, EMU_HANDLE_TENSOR);
     }
     *addr = tensor->view.data;
     return ACLNN_SUCCESS;

@@ -208,6 +208,14 @@ aclOpExecutor *floyd_executor(const floyd_call *c, const floyd_dims *dims)
     memset(plan, 0, sizeof *plan);
     plan->dims = *dims;
     plan->scale = (float)c->scale;
+    if (!isfinite(plan->scale) && emu_verbose()) {
+        /* CANN's tiling reads scale_value as a float attribute and checks
+         * nothing (cannmirror/ops-transformer attention/fused_floyd_attention*
+         * /op_host, AnalyzeAttrs): accepted, as there. */
+        fprintf(stderr, "[aclnn_emu] %s: scaleValue %g is %s as a float; accepted as CANN accepts it, and the "
+                        "outputs will be NaN or inf.\n", c->api, c->scale,
+                isnan(plan->scale) ? "NaN" : "infinite");
+    }
     plan->mask_index = c->mask;
     plan->has_mask = c->tensors[c->mask] != NULL;
     if (plan->has_mask) {
@@ -239,10 +247,9 @@ static const int64_t FLOYD_TILE_CANDIDATES[][2] = {{128, 256}, {128, 128}, {64, 
 void floyd_plan_tiles(floyd_plan *plan, int64_t keys, floyd_tasks_fn tasks)
 {
     const floyd_dims *d = &plan->dims;
-    const char *env = getenv("ACLNN_EMU_FLOYD_TILE"); /* "nbxmbxkb", for tuning */
-    long long nb = 0, mb = 0, kb = 0;
-    if (env != NULL && sscanf(env, "%lldx%lldx%lld", &nb, &mb, &kb) == 3 && nb > 0 && mb > 0 && kb > 0 &&
-        d->N % nb == 0 && d->M % mb == 0 && d->K % kb == 0 && kb % EMU_FLOYD_LANES == 0) {
+    int64_t nb = 0, mb = 0, kb = 0; /* aclnnEmuSetFloydTile / ACLNN_EMU_FLOYD_TILE, for tuning */
+    if (emu_floyd_tile(&nb, &mb, &kb) && d->N % nb == 0 && d->M % mb == 0 && d->K % kb == 0 &&
+        kb % EMU_FLOYD_LANES == 0) {
         plan->nb = nb;
         plan->mb = mb;
         plan->kb = kb;

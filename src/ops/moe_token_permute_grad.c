@@ -64,6 +64,26 @@ static const char *kernel_name(aclDataType dtype, const emu_moe_kernels *k)
     return name;
 }
 
+/* The kernel skips indices outside [0, rows): CANN's kernel skips those
+ * >= rows and reads out of bounds for negative ones (device-side undefined
+ * behaviour). The result stays as computed; the verbose log says how many
+ * were skipped, and the first. */
+static void report_skipped(const int32_t *indices, int64_t count, int64_t rows)
+{
+    int64_t skipped = 0, first = -1;
+    for (int64_t i = 0; i < count; ++i) {
+        if (indices[i] < 0 || indices[i] >= rows) {
+            first = skipped++ == 0 ? i : first;
+        }
+    }
+    if (skipped > 0) {
+        fprintf(stderr, "[aclnn_emu] aclnnMoeTokenPermuteGrad: %lld of %lld sortedIndices lie outside [0, %lld) "
+                        "and were skipped (the first: sortedIndices[%lld] = %d); CANN's kernel skips indices >= "
+                        "%lld and reads out of bounds for negative ones.\n", (long long)skipped, (long long)count,
+                (long long)rows, (long long)first, (int)indices[first], (long long)rows);
+    }
+}
+
 static const char *run_grad(aclOpExecutor *executor, void *workspace)
 {
     const grad_plan *plan = (const grad_plan *)executor->plan;
@@ -103,6 +123,9 @@ static const char *run_grad(aclOpExecutor *executor, void *workspace)
     uint64_t token_bytes = (uint64_t)plan->width * item * (uint64_t)(plan->topk + 1);
     size_t grain = token_bytes >= CHUNK_BYTES ? 1 : (size_t)(CHUNK_BYTES / token_bytes);
     emu_parallel_for((size_t)plan->tokens, grain, run_tokens, &ctx);
+    if (emu_verbose()) {
+        report_skipped(ctx.indices, plan->tokens * plan->topk, plan->rows);
+    }
     if (plan->staged[OUT]) {
         emu_view_scatter(dense[OUT], out);
     }

@@ -56,13 +56,14 @@ static void report_leaks(FILE *out)
 
 /* What the last reference's release does, by either finalize call: queued
  * work finishes before the runtime goes away, then the leak report. */
-static void finalize_runtime(void)
+static aclError finalize_runtime(void)
 {
-    emu_streams_synchronize_all();
+    aclError status = emu_streams_finalize();
     emu_device_cache_release();
     if (emu_report_leaks()) {
         report_leaks(stderr);
     }
+    return status;
 }
 
 aclError aclFinalize(void)
@@ -71,8 +72,7 @@ aclError aclFinalize(void)
         return emu_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: AscendCL is not initialised; expected a "
                                                    "successful aclInit first.");
     }
-    finalize_runtime();
-    return ACL_SUCCESS;
+    return finalize_runtime();
 }
 
 aclError aclFinalizeReference(uint64_t *refCount)
@@ -87,10 +87,7 @@ aclError aclFinalizeReference(uint64_t *refCount)
     if (refCount != NULL) {
         *refCount = (uint64_t)(current - 1);
     }
-    if (current == 1) {
-        finalize_runtime();
-    }
-    return ACL_SUCCESS;
+    return current == 1 ? finalize_runtime() : ACL_SUCCESS;
 }
 
 aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)

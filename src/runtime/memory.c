@@ -514,7 +514,10 @@ aclError aclrtFree(void *devPtr)
     emu_block block;
     emu_device_block_find(devPtr, 0, &block);
     if (block.base == devPtr) {
-        emu_streams_wait_for_block(block.base, block.size);
+        aclError waited = emu_streams_wait_for_block("aclrtFree", "devPtr", block.base, block.size);
+        if (waited != ACL_SUCCESS) {
+            return waited;
+        }
     }
     block_record removed;
     bool mapped_run = false;
@@ -603,6 +606,12 @@ static aclError submit_copy(const char *api, aclrtStream stream, void *dst, cons
 {
     copy_task local;
     bool inline_run = emu_stream_runs_inline(stream);
+    if (inline_run) {
+        aclError ready = emu_stream_ready(api, stream);
+        if (ready != ACL_SUCCESS) {
+            return ready;
+        }
+    }
     copy_task *work = inline_run ? &local : malloc(sizeof *work);
     if (work == NULL) {
         return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory while queueing the copy.", api);
@@ -728,6 +737,18 @@ static aclError memcpy_on(const char *api, void *dst, size_t destMax, const void
     if (dst == NULL || src == NULL) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: %s is NULL; expected a valid pointer.", api,
                         dst == NULL ? "dst" : "src");
+    }
+    /* CANN's aclrtMemcpy/aclrtMemcpyAsync translate kinds 0-5 only and reject
+     * ACL_MEMCPY_INNER_DEVICE_TO_DEVICE (6) and ACL_MEMCPY_INTER_DEVICE_TO_DEVICE
+     * (7), which acl_rt.h declares, with ACL_ERROR_INVALID_PARAM (hicann/runtime
+     * src/acl/aclrt_impl/memory.cpp, MemcpyKindTranslate). */
+    if (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE) {
+        return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: kind is %s (%d), which CANN's %s rejects too (it copies "
+                                                 "kinds 0 to 5 only); expected ACL_MEMCPY_DEVICE_TO_DEVICE for a "
+                                                 "copy between device blocks, or ACL_MEMCPY_DEFAULT.", api,
+                        kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE ? "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE"
+                                                                   : "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE",
+                        (int)kind, api);
     }
     if ((int)kind < (int)ACL_MEMCPY_HOST_TO_HOST || (int)kind > (int)ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: kind is %d; expected ACL_MEMCPY_HOST_TO_HOST (0) to "

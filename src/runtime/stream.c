@@ -60,6 +60,14 @@ struct emu_stream {
     int borrowers;         /* device-wide waits using it; under streams_lock */
     bool destroyed;        /* destroyed while borrowed: the last borrower frees it; under streams_lock */
     bool abandoned;        /* aclrtDestroyStreamForce: a running event wait gives up; under events_lock */
+    /* aclrtDestroyStream and aclFinalize: an event wait that no queued record
+     * can end gives up (nothing may record on the host any more); under
+     * events_lock. */
+    bool drop_unrecordable;
+    /* An event wait gave up because nothing could record its event (the
+     * event destroyed, or the stream being destroyed or finalized): the
+     * event, for the next synchronize's error; under events_lock. */
+    const void *dropped_event;
 };
 
 /* The live streams, for aclrtSynchronizeDevice and aclrtFree. */
@@ -75,6 +83,22 @@ bool emu_stream_runs_inline(aclrtStream stream)
 {
     return stream == NULL || emu_sync_mode();
 }
+
+/* aclrtFree/aclrtUnmapMem held by an unrecordable event wait this long
+ * print a notice (they go on waiting: another thread may record it). */
+enum { STUCK_NOTICE_MS = 1000 };
+/* The default stream's work behind aclrtStreamWaitEvent(NULL, event) waits
+ * this long for another thread to queue a record of the event (see
+ * settle_gates). */
+enum { GATE_GRACE_MS = 1000 };
+
+
+/* Event internals used by the stream code (defined with the events below). */
+static pthread_mutex_t events_lock;
+static bool stuck_on_event_locked(emu_stream *s, const void **event);
+static aclError take_dropped_wait(const char *api, emu_stream *s);
+static aclError settle_gates(const char *api, aclrtStream stream, bool drop);
+static void drop_unrecordable_waits(emu_stream *s, bool drop);
 
 static void finish_task(emu_task *task)
 {
@@ -193,8 +217,17 @@ bool emu_stream_submit(aclrtStream stream, emu_task *task)
 }
 
 /* Waits until the stream has completed task `target`; false on timeout
- * (timeout_ms < 0: no limit). Called without s->lock. */
+ * (timeout_ms < 0: no limit) and, with `stuck_event` given, as soon as the
+ * stream is held by an event wait that no queued record can end (the event
+ * is then stored there). Called without s->lock. */
+static bool wait_completed_or_stuck(emu_stream *s, uint64_t target, int32_t timeout_ms, const void **stuck_event);
+
 static bool wait_completed(emu_stream *s, uint64_t target, int32_t timeout_ms)
+{
+    return wait_completed_or_stuck(s, target, timeout_ms, NULL);
+}
+
+static bool wait_completed_or_stuck(emu_stream *s, uint64_t target, int32_t timeout_ms, const void **stuck_event)
 {
     bool done = true;
     struct timespec deadline;
@@ -209,6 +242,10 @@ static bool wait_completed(emu_stream *s, uint64_t target, int32_t timeout_ms)
     }
     pthread_mutex_lock(&s->lock);
     while (s->completed < target) {
+        if (stuck_event != NULL && stuck_on_event_locked(s, stuck_event)) {
+            done = false;
+            break;
+        }
         if (timeout_ms < 0 && s->worker_idle && s->busy_seq == 0 && s->head != NULL && s->head->seq <= target) {
             /* A timed wait does not help: a task may take longer than its limit. */
             run_next_locked(s);
@@ -322,16 +359,45 @@ static void return_streams(borrowed_streams *borrowed)
     free(borrowed->streams);
 }
 
-void emu_streams_synchronize_all(void)
+/* Every live stream; `timeout_ms` < 0: no limit, else for each stream in
+ * turn (aclrtSynchronizeDeviceWithTimeout: 507046 when one is not done). A
+ * stream whose event wait was dropped (see take_dropped_wait) gives 507046
+ * too, naming `api`, the stream and the event. */
+static aclError synchronize_all(const char *api, int32_t timeout_ms)
 {
     borrowed_streams borrowed;
     if (!borrow_streams(&borrowed)) {
-        return;
+        return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory.", api);
     }
+    aclError status = ACL_SUCCESS;
+    const double deadline = emu_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     for (size_t i = 0; i < borrowed.count; ++i) {
-        synchronize(borrowed.streams[i], -1);
+        int32_t left = -1;
+        if (timeout_ms >= 0) {
+            double remaining = deadline - emu_now_ms();
+            left = remaining > 0 ? (int32_t)remaining : 0;
+        }
+        if (!synchronize(borrowed.streams[i], left)) {
+            if (status == ACL_SUCCESS) {
+                status = emu_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "%s: stream %p still has work after timeout %d "
+                                                                    "ms; expected it to finish in time (is it "
+                                                                    "waiting for an event that is never recorded?).",
+                                  api, (void *)borrowed.streams[i], (int)timeout_ms);
+            }
+            continue;
+        }
+        aclError dropped = take_dropped_wait(api, borrowed.streams[i]);
+        if (status == ACL_SUCCESS) {
+            status = dropped;
+        }
     }
     return_streams(&borrowed);
+    return status;
+}
+
+void emu_streams_synchronize_all(void)
+{
+    (void)synchronize_all("aclrtSynchronizeDevice", -1);
 }
 
 static bool task_uses(const emu_task *task, const void *base, size_t size)
@@ -339,14 +405,15 @@ static bool task_uses(const emu_task *task, const void *base, size_t size)
     return task->uses != NULL && task->uses(task, base, size);
 }
 
-void emu_streams_wait_for_block(const void *base, size_t size)
+aclError emu_streams_wait_for_block(const char *api, const char *what, const void *base, size_t size)
 {
     borrowed_streams borrowed;
     if (!borrow_streams(&borrowed)) {
         emu_streams_synchronize_all();
-        return;
+        return ACL_SUCCESS;
     }
-    for (size_t i = 0; i < borrowed.count; ++i) {
+    aclError status = ACL_SUCCESS;
+    for (size_t i = 0; i < borrowed.count && status == ACL_SUCCESS; ++i) {
         emu_stream *s = borrowed.streams[i];
         uint64_t last_user = 0;
         pthread_mutex_lock(&s->lock);
@@ -359,11 +426,23 @@ void emu_streams_wait_for_block(const void *base, size_t size)
             }
         }
         pthread_mutex_unlock(&s->lock);
-        if (last_user != 0) {
-            wait_completed(s, last_user, -1);
+        const void *event = NULL;
+        if (last_user != 0 && !wait_completed_or_stuck(s, last_user, -1, &event)) {
+            /* Held by an event no queued record can end: only another
+             * thread's aclrtRecordEvent (or aclrtDestroyEvent, which drops the
+             * wait) can release it. Wait, but say so after a second. */
+            if (!wait_completed(s, last_user, STUCK_NOTICE_MS)) {
+                fprintf(stderr, "aclnn_emu: %s: %s %p is used by work queued on stream %p, which waits "
+                                "(aclrtStreamWaitEvent) for event %p; the event is not recorded and no record of it "
+                                "is queued; still waiting for another thread to record it (or to destroy it, or the "
+                                "stream with aclrtDestroyStreamForce).\n", api, what, base, (void *)s, event);
+                fflush(stderr);
+                wait_completed(s, last_user, -1);
+            }
         }
     }
     return_streams(&borrowed);
+    return status;
 }
 
 size_t emu_stream_live_count(void)
@@ -468,7 +547,11 @@ aclError aclrtDestroyStream(aclrtStream stream)
     if (s == NULL) {
         return ACL_ERROR_INVALID_PARAM;
     }
-    /* The queued work still runs: the worker drains the queue before it stops. */
+    /* The queued work still runs: the worker drains the queue before it
+     * stops. CANN requires the stream's work complete before this call, so an
+     * event wait that no queued record can end would never end: it gives up,
+     * the rest of the queue runs, and the call reports it. */
+    drop_unrecordable_waits(s, true);
     pthread_mutex_lock(&s->lock);
     ensure_worker_locked(s);
     s->stopping = true;
@@ -478,8 +561,9 @@ aclError aclrtDestroyStream(aclrtStream stream)
     if (started) {
         pthread_join(s->worker, NULL);
     }
+    aclError status = take_dropped_wait("aclrtDestroyStream", s);
     free_unless_borrowed(s);
-    return ACL_SUCCESS;
+    return status;
 }
 
 static void discard_tasks(emu_task *head);
@@ -523,10 +607,11 @@ aclError aclrtSynchronizeStream(aclrtStream stream)
     if (!emu_stream_is_valid(stream)) {
         return bad_stream("aclrtSynchronizeStream", stream);
     }
-    if (stream != NULL) {
-        synchronize(stream, -1);
+    if (stream == NULL) {
+        return settle_gates("aclrtSynchronizeStream", NULL, true);
     }
-    return ACL_SUCCESS;
+    synchronize(stream, -1);
+    return take_dropped_wait("aclrtSynchronizeStream", stream);
 }
 
 aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
@@ -538,13 +623,16 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
     if (!emu_stream_is_valid(stream)) {
         return bad_stream("aclrtSynchronizeStreamWithTimeout", stream);
     }
-    if (stream != NULL && !synchronize(stream, timeout)) {
+    if (stream == NULL) {
+        return settle_gates("aclrtSynchronizeStreamWithTimeout", NULL, true);
+    }
+    if (!synchronize(stream, timeout)) {
         return emu_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "aclrtSynchronizeStreamWithTimeout: stream %p still has "
                                                           "work after timeout %d ms; expected it to finish in time "
                                                           "(is it waiting for an event that is never recorded?).",
                         stream, (int)timeout);
     }
-    return ACL_SUCCESS;
+    return take_dropped_wait("aclrtSynchronizeStreamWithTimeout", stream);
 }
 
 aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
@@ -569,8 +657,23 @@ aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 
 aclError aclrtSynchronizeDevice(void)
 {
-    emu_streams_synchronize_all();
-    return ACL_SUCCESS;
+    aclError gates = settle_gates("aclrtSynchronizeDevice", NULL, true);
+    aclError status = synchronize_all("aclrtSynchronizeDevice", -1);
+    return gates != ACL_SUCCESS ? gates : status;
+}
+
+/* CANN: timeout -1 waits without limit, 0 checks; below -1 is
+ * ACL_ERROR_RT_PARAM_INVALID (RT src/acl/aclrt_impl/device.cpp). The limit
+ * applies to all streams together. */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
+{
+    if (timeout < -1) {
+        return emu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeDeviceWithTimeout: timeout is %d; expected -1 "
+                                                    "(wait forever) or a number of milliseconds >= 0.", (int)timeout);
+    }
+    aclError gates = settle_gates("aclrtSynchronizeDeviceWithTimeout", NULL, true);
+    aclError status = synchronize_all("aclrtSynchronizeDeviceWithTimeout", timeout);
+    return gates != ACL_SUCCESS ? gates : status;
 }
 
 /* ---- events ---- */
@@ -581,6 +684,7 @@ typedef struct {
     uint64_t issued;    /* records queued */
     uint64_t completed; /* records that ran */
     bool recorded;      /* the flag: set by a record, cleared by a reset */
+    bool destroyed;     /* aclrtDestroyEvent ran: no record can be issued any more */
     double timestamp_ms;
 } emu_event;
 
@@ -604,6 +708,7 @@ typedef struct {
     uint64_t target; /* record: its number; wait: the record count to reach */
     bool on_heap;    /* queued markers are on the heap; inline ones on the stack */
     const bool *abandoned; /* its stream's flag (NULL inline): a wait gives up; under events_lock */
+    emu_stream *stream;    /* the created stream it is queued on (NULL inline) */
 } event_marker;
 
 /* A wait holds its stream here. A record or reset takes effect in its
@@ -619,9 +724,189 @@ static void run_marker(emu_task *task)
     emu_event *ev = m->event;
     pthread_mutex_lock(&events_lock);
     while (ev->completed < m->target && (m->abandoned == NULL || !*m->abandoned)) {
+        /* No record that reaches the target is queued, and none can come:
+         * the event is destroyed, or its stream is being destroyed or
+         * finalized. Waiting would never end: give up, and tell the stream. */
+        if (ev->issued < m->target && (ev->destroyed || (m->stream != NULL && m->stream->drop_unrecordable))) {
+            if (m->stream != NULL && m->stream->dropped_event == NULL) {
+                m->stream->dropped_event = ev;
+            }
+            break;
+        }
         pthread_cond_wait(&events_changed, &events_lock);
     }
     pthread_mutex_unlock(&events_lock);
+}
+
+/* Under s->lock: the task the stream runs now, or runs next when none runs,
+ * is an event wait that no queued record can end (a later host call might
+ * still record it). */
+static bool stuck_on_event_locked(emu_stream *s, const void **event)
+{
+    const emu_task *task = s->running;
+    if (task == NULL && s->busy_seq == 0) {
+        task = s->head;
+    }
+    if (task == NULL || task->run != run_marker || ((const event_marker *)task)->kind != MARK_WAIT) {
+        return false;
+    }
+    const event_marker *m = (const event_marker *)task;
+    pthread_mutex_lock(&events_lock); /* inside s->lock, as finish_task nests them */
+    const bool stuck = m->event->completed < m->target && m->event->issued < m->target;
+    pthread_mutex_unlock(&events_lock);
+    if (stuck) {
+        *event = m->event;
+    }
+    return stuck;
+}
+
+static void drop_unrecordable_waits(emu_stream *s, bool drop)
+{
+    pthread_mutex_lock(&events_lock);
+    s->drop_unrecordable = drop;
+    pthread_cond_broadcast(&events_changed);
+    pthread_mutex_unlock(&events_lock);
+}
+
+/* The error for a wait that run_marker gave up, once: 507046 naming `api`,
+ * the stream and the event. */
+static aclError take_dropped_wait(const char *api, emu_stream *s)
+{
+    pthread_mutex_lock(&events_lock);
+    const void *event = s->dropped_event;
+    s->dropped_event = NULL;
+    pthread_mutex_unlock(&events_lock);
+    if (event == NULL) {
+        return ACL_SUCCESS;
+    }
+    return emu_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "%s: stream %p waited (aclrtStreamWaitEvent) for event %p, "
+                                                      "which is not recorded and which nothing could record any more "
+                                                      "(the event was destroyed, or the stream destroyed or "
+                                                      "finalized, with no record of it queued); the wait was dropped "
+                                                      "and the stream's later work ran without it; expected "
+                                                      "aclrtRecordEvent for every event a stream waits for.", api,
+                    (void *)s, event);
+}
+
+aclError emu_streams_finalize(void)
+{
+    /* After aclFinalize no call may record an event: a wait that no queued
+     * record can end gives up, so that the synchronize below returns. */
+    borrowed_streams borrowed = {NULL, 0};
+    const bool borrowed_ok = borrow_streams(&borrowed);
+    for (size_t i = 0; i < borrowed.count; ++i) {
+        drop_unrecordable_waits(borrowed.streams[i], true);
+    }
+    aclError gates = settle_gates("aclFinalize", NULL, true);
+    aclError status = synchronize_all("aclFinalize", -1);
+    for (size_t i = 0; i < borrowed.count; ++i) {
+        drop_unrecordable_waits(borrowed.streams[i], false);
+    }
+    if (borrowed_ok) {
+        return_streams(&borrowed);
+    }
+    return gates != ACL_SUCCESS ? gates : status;
+}
+
+/* ---- waits of the default stream ----
+ * The default stream runs its work on the calling thread, so
+ * aclrtStreamWaitEvent(NULL, event) cannot hold it as a device holds a
+ * stream while the host goes on. When no record of the event is queued yet,
+ * the wait returns at once and leaves a gate on the calling thread's default
+ * stream: its next work waits for a queued record, and when none is queued
+ * within GATE_GRACE_MS fails (507046 from runtime calls, 361001 from phase 2,
+ * with a message naming the event) instead of blocking the thread that would
+ * record it. Synchronizing the default stream drops such a gate, reporting it.
+ * (Under ACLNN_EMU_SYNC=1 a created stream's wait blocks the calling thread
+ * until the record, as before: that mode is for debugging.) */
+typedef struct gate {
+    struct gate *next;
+    aclrtStream stream; /* NULL, or a created stream under ACLNN_EMU_SYNC=1 */
+    emu_event *event;   /* holds a reference */
+    uint64_t target;
+} gate;
+
+static _Thread_local gate *thread_gates;
+
+static aclError settle_gates(const char *api, aclrtStream stream, bool drop)
+{
+    aclError status = ACL_SUCCESS;
+    gate **link = &thread_gates;
+    while (*link != NULL) {
+        gate *g = *link;
+        if (g->stream != stream) {
+            link = &g->next;
+            continue;
+        }
+        emu_event *ev = g->event;
+        bool done = false, blocked = false, destroyed = false;
+        /* Another thread may be about to record it: give it a grace period
+         * in which a record may be queued (then wait for that record without
+         * limit), so a single thread gets an error rather than a hang. */
+        struct timespec grace;
+        clock_gettime(CLOCK_REALTIME, &grace);
+        grace.tv_sec += GATE_GRACE_MS / 1000;
+        grace.tv_nsec += (long)(GATE_GRACE_MS % 1000) * 1000000L;
+        if (grace.tv_nsec >= 1000000000L) {
+            grace.tv_sec += 1;
+            grace.tv_nsec -= 1000000000L;
+        }
+        bool grace_over = false;
+        pthread_mutex_lock(&events_lock);
+        for (;;) {
+            if (ev->completed >= g->target) {
+                done = true;
+                break;
+            }
+            if (ev->issued < g->target && (ev->destroyed || grace_over)) { /* nothing queued can record it */
+                blocked = true;
+                destroyed = ev->destroyed;
+                break;
+            }
+            if (ev->issued >= g->target) {
+                pthread_cond_wait(&events_changed, &events_lock);
+            } else if (pthread_cond_timedwait(&events_changed, &events_lock, &grace) == ETIMEDOUT) {
+                grace_over = true;
+            }
+        }
+        pthread_mutex_unlock(&events_lock);
+        if (blocked && status == ACL_SUCCESS) {
+            char where[64];
+            if (stream == NULL) {
+                snprintf(where, sizeof where, "the default stream");
+            } else {
+                snprintf(where, sizeof where, "stream %p (run inline: ACLNN_EMU_SYNC=1)", stream);
+            }
+            status = emu_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                              "%s: %s waits (aclrtStreamWaitEvent) for event %p, which %s; aclnn_emu runs that "
+                              "stream's work on the calling thread, so it can only wait for a record queued on a "
+                              "created stream (or by another thread within %d ms); %s", api, where, (void *)ev,
+                              destroyed ? "was destroyed without a record queued"
+                                        : "is not recorded and has no record queued",
+                              (int)GATE_GRACE_MS,
+                              drop || destroyed ? "the wait was dropped."
+                                                : "expected aclrtRecordEvent on a created stream before more work on "
+                                                  "it (synchronizing it drops the wait).");
+        }
+        if (done || drop || destroyed) {
+            *link = g->next;
+            pthread_mutex_lock(&events_lock);
+            event_release_locked(ev);
+            pthread_mutex_unlock(&events_lock);
+            free(g);
+        } else {
+            link = &g->next;
+        }
+    }
+    return status;
+}
+
+aclError emu_stream_ready(const char *api, aclrtStream stream)
+{
+    if (thread_gates == NULL || stream != NULL) {
+        return ACL_SUCCESS;
+    }
+    return settle_gates(api, stream, false);
 }
 
 static void release_marker(emu_task *task)
@@ -647,10 +932,56 @@ static void release_marker(emu_task *task)
     }
 }
 
+/* The target a wait queued now waits for: pending records, or, when the
+ * flag is clear and none is pending, the next record (CANN's
+ * wait-until-recorded). Under events_lock. */
+static uint64_t wait_target_locked(const emu_event *ev)
+{
+    return ev->issued > ev->completed ? ev->issued : ev->recorded ? ev->completed : ev->issued + 1;
+}
+
+/* aclrtStreamWaitEvent on a stream that runs inline: done when the target
+ * is reached, waits here for a record already queued, and otherwise leaves a
+ * gate (see settle_gates) and returns at once, as CANN's call does. */
+static aclError wait_inline(const char *api, emu_event *ev, aclrtStream stream)
+{
+    gate *g = malloc(sizeof *g);
+    if (g == NULL) {
+        return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory.", api);
+    }
+    bool keep = false;
+    pthread_mutex_lock(&events_lock);
+    const uint64_t target = wait_target_locked(ev);
+    while (ev->completed < target && ev->issued >= target) {
+        pthread_cond_wait(&events_changed, &events_lock);
+    }
+    if (ev->completed < target) {
+        ++ev->refs;
+        keep = true;
+    }
+    pthread_mutex_unlock(&events_lock);
+    if (!keep) {
+        free(g);
+        return ACL_SUCCESS;
+    }
+    *g = (gate){.next = thread_gates, .stream = stream, .event = ev, .target = target};
+    thread_gates = g;
+    return ACL_SUCCESS;
+}
+
 /* Queues (or, inline, runs) a marker. */
 static aclError submit_marker(const char *api, emu_event *ev, aclrtStream stream, marker_kind kind)
 {
     bool inline_run = emu_stream_runs_inline(stream);
+    if (inline_run) {
+        aclError ready = emu_stream_ready(api, stream);
+        if (ready != ACL_SUCCESS) {
+            return ready;
+        }
+    }
+    if (stream == NULL && kind == MARK_WAIT) {
+        return wait_inline(api, ev, stream);
+    }
     event_marker local;
     event_marker *m = inline_run ? &local : malloc(sizeof *m);
     if (m == NULL) {
@@ -664,6 +995,7 @@ static aclError submit_marker(const char *api, emu_event *ev, aclrtStream stream
     m->kind = kind;
     m->on_heap = !inline_run;
     m->abandoned = inline_run ? NULL : &((emu_stream *)stream)->abandoned;
+    m->stream = inline_run ? NULL : (emu_stream *)stream;
     pthread_mutex_lock(&events_lock);
     ++ev->refs;
     switch (kind) {
@@ -673,9 +1005,7 @@ static aclError submit_marker(const char *api, emu_event *ev, aclrtStream stream
     case MARK_RESET:
         break;
     case MARK_WAIT:
-        /* Pending records: wait for them. Flag clear and none pending: wait
-         * for the next record (CANN's wait-until-recorded). */
-        m->target = ev->issued > ev->completed ? ev->issued : ev->recorded ? ev->completed : ev->issued + 1;
+        m->target = wait_target_locked(ev);
         break;
     }
     pthread_mutex_unlock(&events_lock);
@@ -823,6 +1153,52 @@ aclError aclrtSynchronizeEvent(aclrtEvent event)
     return ACL_SUCCESS;
 }
 
+/* CANN: -1 waits without limit, 0 checks; below -1 is ACL_ERROR_RT_PARAM_INVALID,
+ * NULL is ACL_ERROR_INVALID_PARAM and the timeout ACL_ERROR_RT_EVENT_SYNC_TIMEOUT
+ * (507047) (RT src/acl/aclrt_impl/event.cpp). Waits in slices of this call
+ * let a binding stay responsive (Python checks for Ctrl-C between them). */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    if (timeout < -1) {
+        return emu_fail(ACL_ERROR_RT_PARAM_INVALID, "aclrtSynchronizeEventWithTimeout: timeout is %d; expected -1 "
+                                                    "(wait forever) or a number of milliseconds >= 0.", (int)timeout);
+    }
+    if (!event_is_live(event)) {
+        return bad_event("aclrtSynchronizeEventWithTimeout", "event", event);
+    }
+    emu_event *ev = event;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    if (timeout > 0) {
+        deadline.tv_sec += timeout / 1000;
+        deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+            deadline.tv_sec += 1;
+            deadline.tv_nsec -= 1000000000L;
+        }
+    }
+    bool done = true;
+    pthread_mutex_lock(&events_lock);
+    uint64_t target = ev->issued; /* never recorded: nothing to wait for */
+    while (ev->completed < target) {
+        if (timeout < 0) {
+            pthread_cond_wait(&events_changed, &events_lock);
+        } else if (timeout == 0 ||
+                   pthread_cond_timedwait(&events_changed, &events_lock, &deadline) == ETIMEDOUT) {
+            done = ev->completed >= target;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&events_lock);
+    if (!done) {
+        return emu_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "aclrtSynchronizeEventWithTimeout: event %p has a record "
+                                                         "its stream has not reached after timeout %d ms; expected "
+                                                         "it to finish in time (is its stream waiting for an event "
+                                                         "that is never recorded?).", event, (int)timeout);
+    }
+    return ACL_SUCCESS;
+}
+
 aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
 {
     if (ms == NULL) {
@@ -863,8 +1239,11 @@ aclError aclrtDestroyEvent(aclrtEvent event)
     if (event == NULL || !emu_handle_remove(event, EMU_HANDLE_EVENT)) {
         return bad_event("aclrtDestroyEvent", "event", event);
     }
-    /* Markers still queued keep the event alive until they have run. */
+    /* Markers still queued keep the event alive until they have run; waits
+     * that no queued record can end give up (run_marker). */
     pthread_mutex_lock(&events_lock);
+    ((emu_event *)event)->destroyed = true;
+    pthread_cond_broadcast(&events_changed);
     event_release_locked(event);
     pthread_mutex_unlock(&events_lock);
     return ACL_SUCCESS;

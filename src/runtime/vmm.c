@@ -650,7 +650,10 @@ aclError aclrtUnmapMem(void *virPtr)
         return status;
     }
     /* Work still queued on a stream may use the pages: let it finish first. */
-    emu_streams_wait_for_block(seen.base, seen.size);
+    status = emu_streams_wait_for_block(api, "virPtr", seen.base, seen.size);
+    if (status != ACL_SUCCESS) {
+        return status;
+    }
     pthread_mutex_lock(&vmm_lock);
     status = find_mapping_locked(api, virPtr, &r, &k);
     if (status == ACL_SUCCESS && r->maps[k].serial != seen.serial) {

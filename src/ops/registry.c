@@ -11,7 +11,8 @@
  *   int     int64_t                  bool     bool
  *   double  double                   dtype    aclDataType
  *   intarray  aclIntArray (intarray? may be NULL)   boolarray  aclBoolArray
- *   floatarray  aclFloatArray        tensorlist  aclTensorList of inputs */
+ *   floatarray  aclFloatArray        tensorlist  aclTensorList of inputs
+ *   string  a NUL-terminated char *  out?     an optional output tensor (may be NULL) */
 #include "aclnn_emu/aclnn_emu.h"
 #include "ops/opdef.h"
 
@@ -77,9 +78,80 @@ static const emu_op_info OPERATORS[] = {
     {"aclnnGeGlu", "self:tensor,dim:int,approximate:int,out:out,outGelu:out"},
     {"aclnnGeGluV3", "self:tensor,dim:int,approximate:int,activateLeft:bool,out:out,outGelu:out"},
     /* ---- reductions (reduce.c) ---- */
+    {"aclnnReduceSum", "self:tensor,dims:intarray,keepDims:bool,dtype:dtype,out:out"},
+    {"aclnnMean", "self:tensor,dim:intarray,keepDim:bool,dtype:dtype,out:out"},
+    {"aclnnMeanV2", "self:tensor,dim:intarray,keepDim:bool,noopWithEmptyAxes:bool,out:out"},
+    {"aclnnNorm", "self:tensor,pScalar:scalar,dim:intarray,keepdim:bool,out:out"},
+    {"aclnnArgMax", "self:tensor,dim:int,keepdim:bool,out:out"},
+    {"aclnnArgsort", "self:tensor,dim:int,descending:bool,out:out"},
+    {"aclnnCumsum", "self:tensor,dim:int,dtype:dtype,out:out"},
+    {"aclnnCumsumV2", "self:tensor,dim:int,exclusive:bool,reverse:bool,out:out"},
     /* ---- norms and softmax (norm.c) ---- */
+    {"aclnnRmsNorm", "x:tensor,gamma:tensor,epsilon:double,yOut:out,rstdOut:out"},
+    {"aclnnAddRmsNorm", "x1:tensor,x2:tensor,gamma:tensor,epsilon:double,yOut:out,rstdOut:out?,xOut:out?"},
+    {"aclnnLayerNorm", "input:tensor,normalizedShape:intarray,weightOptional:tensor?,biasOptional:tensor?,"
+                       "eps:double,out:out,meanOutOptional:out?,rstdOutOptional:out?"},
+    {"aclnnLayerNormWithImplMode", "input:tensor,normalizedShape:intarray,weightOptional:tensor?,"
+                                   "biasOptional:tensor?,eps:double,out:out,meanOutOptional:out?,"
+                                   "rstdOutOptional:out?,implMode:int"},
+    {"aclnnGroupNorm", "self:tensor,gamma:tensor?,beta:tensor?,N:int,C:int,HxW:int,group:int,eps:double,out:out,"
+                       "meanOut:out,rstdOut:out"},
+    {"aclnnSoftmax", "self:tensor,dim:int,out:out"},
+    {"aclnnSoftmaxCrossEntropyWithLogits", "features:tensor,labels:tensor,loss:out,backprop:out"},
     /* ---- data movement (movement.c) ---- */
+    {"aclnnPermute", "self:tensor,dims:intarray,out:out"},
+    {"aclnnSlice", "self:tensor,dim:int,start:int,end:int,step:int,out:out"},
+    {"aclnnRepeat", "self:tensor,repeats:intarray,out:out"},
+    {"aclnnRepeatInterleaveIntWithDim", "self:tensor,repeats:int,dim:int,outputSize:int,out:out"},
+    {"aclnnCat", "tensors:tensorlist,dim:int,out:out"},
+    {"aclnnRoll", "x:tensor,shifts:intarray,dims:intarray,out:out"},
+    {"aclnnConstantPadNd", "self:tensor,pad:intarray,value:scalar,out:out"},
+    {"aclnnReflectionPad1d", "self:tensor,padding:intarray,out:out"},
+    {"aclnnTril", "self:tensor,diagonal:int,out:out"},
+    {"aclnnInplaceTril", "selfRef:inout,diagonal:int"},
+    {"aclnnTriu", "self:tensor,diagonal:int,out:out"},
+    {"aclnnInplaceTriu", "selfRef:inout,diagonal:int"},
+    {"aclnnArange", "start:scalar,end:scalar,step:scalar,out:out"},
     /* ---- indexing (index.c) ---- */
+    {"aclnnGatherV2", "self:tensor,dim:int,index:tensor,out:out"},
+    {"aclnnIndexSelect", "self:tensor,dim:int,index:tensor,out:out"},
+    {"aclnnIndexCopy", "selfRef:tensor,dim:int,index:tensor,source:tensor,outRef:out"},
+    {"aclnnInplaceIndexCopy", "selfRef:inout,dim:int,index:tensor,source:tensor"},
+    {"aclnnIndexFillTensor", "self:tensor,dim:int,index:intarray,value:scalar,out:out"},
+    {"aclnnInplaceIndexFillTensor", "selfRef:inout,dim:int,index:intarray,value:scalar"},
+    {"aclnnUpsampleNearest2d", "self:tensor,outputSize:intarray,out:out"},
+    {"aclnnIm2col", "self:tensor,kernelSize:intarray,dilation:intarray,padding:intarray,stride:intarray,out:out"},
+    /* ---- matrix multiply (matmul.c) ---- */
+    {"aclnnMm", "self:tensor,mat2:tensor,out:out,cubeMathType:int"},
+    {"aclnnBatchMatMul", "self:tensor,mat2:tensor,out:out,cubeMathType:int"},
+    {"aclnnMatmul", "self:tensor,mat2:tensor,out:out,cubeMathType:int"},
+    {"aclnnMv", "self:tensor,vec:tensor,out:out,cubeMathType:int"},
+    {"aclnnTriangularSolve", "self:tensor,A:tensor,upper:bool,transpose:bool,unitriangular:bool,xOut:out,mOut:out?"},
+    /* ---- convolution and pooling (conv.c) ---- */
+    {"aclnnConvolution", "input:tensor,weight:tensor,bias:tensor?,stride:intarray,padding:intarray,"
+                         "dilation:intarray,transposed:bool,outputPadding:intarray,groups:int,output:out,"
+                         "cubeMathType:int"},
+    {"aclnnAvgPool2d", "self:tensor,kernelSize:intarray,strides:intarray,paddings:intarray,ceilMode:bool,"
+                       "countIncludePad:bool,divisorOverride:int,cubeMathType:int,out:out"},
+    {"aclnnMaxPool", "self:tensor,kernelShape:intarray,strides:intarray,autoPad:int,pads:intarray,"
+                     "dilations:intarray,ceilMode:int,out:out"},
+    /* ---- attention (attention.c) ---- */
+    {"aclnnFusedInferAttentionScoreV2",
+     "query:tensor,key:tensorlist,value:tensorlist,pseShiftOptional:tensor?,attenMaskOptional:tensor?,"
+     "actualSeqLengthsOptional:intarray?,actualSeqLengthsKvOptional:intarray?,deqScale1Optional:tensor?,"
+     "quantScale1Optional:tensor?,deqScale2Optional:tensor?,quantScale2Optional:tensor?,quantOffset2Optional:tensor?,"
+     "antiquantScaleOptional:tensor?,antiquantOffsetOptional:tensor?,blockTableOptional:tensor?,"
+     "queryPaddingSizeOptional:tensor?,kvPaddingSizeOptional:tensor?,keyAntiquantScaleOptional:tensor?,"
+     "keyAntiquantOffsetOptional:tensor?,valueAntiquantScaleOptional:tensor?,valueAntiquantOffsetOptional:tensor?,"
+     "keySharedPrefixOptional:tensor?,valueSharedPrefixOptional:tensor?,actualSharedPrefixLenOptional:intarray?,"
+     "numHeads:int,scaleValue:double,preTokens:int,nextTokens:int,inputLayout:string,numKeyValueHeads:int,"
+     "sparseMode:int,innerPrecise:int,blockSize:int,antiquantMode:int,softmaxLseFlag:bool,keyAntiquantMode:int,"
+     "valueAntiquantMode:int,attentionOut:out,softmaxLse:out?"},
+    /* ---- quantized weights (quant_matmul.c) ---- */
+    {"aclnnWeightQuantBatchMatmulV2", "x:tensor,weight:tensor,antiquantScale:tensor,antiquantOffsetOptional:tensor?,"
+                                      "quantScaleOptional:tensor?,quantOffsetOptional:tensor?,biasOptional:tensor?,"
+                                      "antiquantGroupSize:int,y:out"},
+    {"aclnnTransMatmulWeight", "mmWeightRef:inout"},
     {"aclnnSilu", "self:tensor,out:out"},
     {"aclnnSiluBackward", "gradOutput:tensor,self:tensor,gradInput:out"},
     {"aclnnRotaryPositionEmbedding", "x:tensor,cos:tensor,sin:tensor,mode:int,out:out"},

@@ -561,3 +561,16 @@ def test_null_arguments_return_161001_with_the_name():
         assert "dims" in aclnn_emu.errors.last_error_message()
     finally:
         lib.aclDestroyTensor(self_handle)
+
+
+def test_a_one_element_result_may_have_any_one_element_shape():
+    """CANN's CheckShapeAndScalarSame: reducing everything into out [1] (as ggml's CROSS_ENTROPY_LOSS does) or
+    [1, 1] is as good as []; a one-element out is still refused where the result has more elements."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for shape in [(), (1,), (1, 1)]:
+        out = np.full(shape, -1.0, np.float32)
+        reduce_sum(x, [0, 1], False, np.float32, out)
+        assert out.reshape(()) == 66.0
+    with pytest.raises(aclnn_emu.AclnnError) as e:
+        reduce_sum(x, [0], False, np.float32, np.empty((1,), np.float32))
+    assert e.value.code == 161002 and "out" in e.value.message

@@ -441,7 +441,10 @@ aclnnStatus emu_red_check_out_shape(const char *api, const aclTensor *self, uint
             expected.shape[expected.rank++] = 1;
         }
     }
-    if (!emu_view_same_shape(&out->view, &expected)) {
+    /* CANN's CheckShapeAndScalarSame: a one-element result may have any
+     * one-element shape ([] or [1], as ggml's CROSS_ENTROPY_LOSS passes). */
+    const bool both_single = emu_view_numel(&out->view) == 1 && emu_view_numel(&expected) == 1;
+    if (!both_single && !emu_view_same_shape(&out->view, &expected)) {
         return emu_fail(ACLNN_ERR_PARAM_INVALID, "%s: out has shape %s; expected %s, self's shape with the reduced "
                                                  "dimensions %s.", api, emu_shape_string(&out->view, have, sizeof have),
                         emu_shape_string(&expected, want, sizeof want), keepdim ? "kept as 1" : "removed");

@@ -16,7 +16,9 @@
    ``test-backend-ops`` in a build folder of the cache, one per prefix. The
    build is incremental: a header of ours that changed recompiles what
    includes it (the compiler's dependency files track them); when the
-   installed library changed, ggml-cann is relinked.
+   installed library changed, ggml-cann is relinked. ``--also-build
+   llama-simple`` builds more targets of the same tree (llama.cpp's examples
+   are configured; tests/ggml/tiny_model.py builds llama-simple this way).
 3. Runs ``test-backend-ops test -b CANN0 -o OP`` once per op, each in its own
    process (ggml aborts the process at the first failing aclnn call), with a
    timeout, and keeps each output in ``<build>/logs/``.
@@ -173,7 +175,7 @@ def configure_args(source, build, prefix, generator, extra):
         args += ["-G", generator]
     args += ["-DCMAKE_BUILD_TYPE=Release", "-DGGML_CANN=ON", "-DCANN_INSTALL_DIR=" + prefix, "-DSOC_TYPE=" + SOC_TYPE,
              "-DGGML_NATIVE=OFF", "-DLLAMA_CURL=OFF", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_BUILD_TESTS=ON",
-             "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_SERVER=OFF", "-DLLAMA_BUILD_TOOLS=OFF",
+             "-DLLAMA_BUILD_EXAMPLES=ON", "-DLLAMA_BUILD_SERVER=OFF", "-DLLAMA_BUILD_TOOLS=OFF",
              "-DLLAMA_BUILD_APP=OFF"]
     return args + list(extra)
 
@@ -208,8 +210,11 @@ def summarize_build_errors(text):
     return lines
 
 
-def build(args, source, prefix):
-    """Configure (when needed) and build test-backend-ops; returns the binary's path or exits 2."""
+def build(args, source, prefix, targets=None):
+    """Configure (when needed) and build ``targets`` (default: test-backend-ops and those of --also-build);
+    returns the path of the first one's binary and the build folder, or exits 2."""
+    if targets is None:
+        targets = [TARGET] + [t for t in getattr(args, "also_build", []) if t != TARGET]
     generator = "Ninja" if shutil.which("ninja") else None
     key = hashlib.sha256(("%s|%s|%s" % (prefix, generator, VERSION)).encode()).hexdigest()[:10]
     chosen = args.build_dir or os.environ.get("ACLNN_EMU_GGML_BUILD_DIR")
@@ -218,10 +223,12 @@ def build(args, source, prefix):
     state_file = build_dir / "aclnn_emu_state.json"
     state = json.loads(state_file.read_text()) if state_file.is_file() else {}
     cfg = configure_args(source, build_dir, prefix, generator, args.cmake_arg)
-    binary = build_dir / "bin" / TARGET
+    binaries = [build_dir / "bin" / t for t in targets]
+    binary = binaries[0]
     if args.no_build:
-        if not binary.is_file():
-            raise SystemExit("--no-build: %s does not exist" % binary)
+        for b in binaries:
+            if not b.is_file():
+                raise SystemExit("--no-build: %s does not exist" % b)
         return binary, build_dir
 
     started = time.time()
@@ -241,7 +248,7 @@ def build(args, source, prefix):
         # ggml-cann links CANN's names (-lascendcl ...), files CMake does not track: relink it (cheap).
         for lib in build_dir.glob("bin/libggml-cann.so*"):
             lib.unlink()
-    cmd = ["cmake", "--build", str(build_dir), "--target", TARGET, "-j", str(args.jobs)]
+    cmd = ["cmake", "--build", str(build_dir), "--target", *targets, "-j", str(args.jobs)]
     # keep going past the first error, so that one build lists every blocker
     cmd += ["--", "-k", "0"] if generator == "Ninja" else ["--", "-k"]
     build_log = build_dir / "build.log"
@@ -249,7 +256,7 @@ def build(args, source, prefix):
     with open(build_log, "w") as f:
         returncode = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
     output = build_log.read_text(errors="replace")
-    if returncode != 0 or not binary.is_file():
+    if returncode != 0 or not all(b.is_file() for b in binaries):
         log(output[-3000:])
         log("build failed after %.0f s (log: %s); blockers:" % (time.time() - started, build_log))
         for line in summarize_build_errors(output):
@@ -257,7 +264,7 @@ def build(args, source, prefix):
         sys.exit(2)
     state["fingerprint"] = now
     state_file.write_text(json.dumps(state, indent=1))
-    log("built %s in %.0f s" % (binary, time.time() - started))
+    log("built %s in %.0f s" % (" ".join(str(b) for b in binaries), time.time() - started))
     return binary, build_dir
 
 
@@ -513,6 +520,8 @@ def main(argv=None):
     p.add_argument("--python", default=sys.executable, help="the Python whose aclnn_emu is built against")
     p.add_argument("--jobs", "-j", type=int, default=2, help="build jobs (default 2)")
     p.add_argument("--cmake-arg", action="append", default=[], help="one more configure argument (repeatable)")
+    p.add_argument("--also-build", action="append", default=[], metavar="TARGET",
+                   help="one more target of the same build, e.g. llama-simple (repeatable)")
     p.add_argument("--no-build", action="store_true", help="use the built test-backend-ops as it is")
     p.add_argument("--build-only", action="store_true", help="stop after the build")
     p.add_argument("--expected", default=str(EXPECTED_FILE), help="the expected-pass list (one ggml op a line)")

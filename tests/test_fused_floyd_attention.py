@@ -34,8 +34,6 @@ DTYPES = {"float32": np.dtype(np.float32), "float16": np.dtype(np.float16), "bfl
 SMALL = (1, 1, 16, 128, 128, 32)  # B, H, N, M, K, D
 
 
-@pytest.fixture(autouse=True)
-
 def set_floyd_tile(tile):
     """aclnnEmuSetFloydTile from "NBxMBxKB" (None: the automatic choice)."""
     nb, mb, kb = (0, 0, 0) if tile is None else (int(v) for v in tile.split("x"))
@@ -49,6 +47,8 @@ def automatic_floyd_tile():
     yield
     set_floyd_tile(None)
 
+
+@pytest.fixture(autouse=True)
 def clean_messages():
     take_msg()
     yield

@@ -737,3 +737,17 @@ def test_device_tensor_results_to_torch():
     y = aclnn_emu.silu(x)
     t = torch.from_dlpack(y)
     torch.testing.assert_close(t, torch.nn.functional.silu(torch.from_dlpack(x)))
+
+
+@needs_torch
+def test_numpy_functions_take_dlpack_objects_without_a_copy():
+    """The numpy functions accept any object with __dlpack__ (CPU torch tensors here, bf16 included), reading
+    its memory where it is."""
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        t = torch.linspace(-3, 3, 24).reshape(4, 6).to(dtype)
+        arr = aclnn_emu.ops._as_array(t)
+        assert arr.__array_interface__["data"][0] == t.data_ptr()
+        assert arr.shape == (4, 6) and arr.itemsize == t.element_size()
+        y = aclnn_emu.silu(t)
+        expected = aclnn_emu.silu(arr.copy())
+        assert y.dtype == expected.dtype and np.array_equal(y.view(np.uint8), expected.view(np.uint8))

@@ -27,6 +27,7 @@ import struct
 import threading
 import weakref
 
+import ml_dtypes
 import numpy as np
 
 from ._aclnn_emu_cffi import ffi, lib
@@ -39,6 +40,7 @@ __all__ = ["silu", "silu_backward", "invalidate_plans", "release_workspaces"]
 __all__ += ["moe_token_permute", "moe_token_permute_grad", "rotary_position_embedding", "rotary_position_embedding_grad", "rotary_mul", "rotary_mul_backward"]
 
 _NULL = ffi.NULL
+_BF16_DTYPE = np.dtype(ml_dtypes.bfloat16)
 _ND = lib.ACL_FORMAT_ND
 _ndarray = np.ndarray
 _np_empty = np.empty
@@ -504,7 +506,7 @@ def _numpy_operand(op, label, a, writable, keep, temps, back):
             raise ValueError("%s: %s is read-only; expected a writable numpy array or a DeviceTensor to write into"
                              % (op.title, label))
     try:
-        arr = normalize_array(a if type(a) is _ndarray else np.asarray(a))
+        arr = normalize_array(a if type(a) is _ndarray else _as_array(a))
     except TypeError as e:
         raise TypeError("%s: %s: %s" % (op.title, label, e)) from None
     if ZERO_COPY:
@@ -794,9 +796,24 @@ def _launch(op, inputs, outputs, values=(), stream=None, fresh=False):
 # then hands everything to _launch with the operator's description.
 
 
+def _as_array(a):
+    """``a`` as a numpy array: objects with ``__dlpack__`` (a CPU torch tensor, for one) are taken without a
+    copy, bf16 ones through a 16-bit integer view; other array-likes through ``np.asarray``."""
+    if not hasattr(a, "__dlpack__") or isinstance(a, _ndarray):
+        return np.asarray(a)
+    try:
+        return np.from_dlpack(a)
+    except (BufferError, TypeError, RuntimeError):
+        if str(getattr(a, "dtype", "")) != "torch.bfloat16":
+            raise
+        import torch  # a torch tensor was passed: torch is there
+
+        return np.from_dlpack(a.view(torch.int16)).view(_BF16_DTYPE)
+
+
 def _operand(a):
     """``a`` as a numpy array or DeviceTensor (array-likes converted)."""
-    return a if isinstance(a, (_ndarray, DeviceTensor)) else np.asarray(a)
+    return a if isinstance(a, (_ndarray, DeviceTensor)) else _as_array(a)
 
 
 def _result(shape, dtype, device=False):
@@ -965,7 +982,7 @@ def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
 
 def _like(a, ref):
     """``a`` as an array of ``ref``'s dtype (torch_npu casts r1/r2 to x's dtype)."""
-    a = np.asarray(a)
+    a = _as_array(a)
     return a if a.dtype == ref.dtype else a.astype(ref.dtype)
 
 
@@ -974,7 +991,7 @@ def rotary_mul(x, r1, r2):
 
     r1 and r2 (cos and sin) are cast to ``x``'s dtype, as torch_npu does.
     """
-    x = np.asarray(x)
+    x = _as_array(x)
     return rotary_position_embedding(x, _like(r1, x), _like(r2, x), 0)
 
 
@@ -989,7 +1006,7 @@ def rotary_mul_backward(x, r1, r2, dy, need_backward=True):
         ``dy * cat(-x2, x1)`` over the broadcast axes, shaped like r1/r2) are
         None when ``need_backward`` is false.
     """
-    x = np.asarray(x)
+    x = _as_array(x)
     return rotary_position_embedding_grad(_like(dy, x), _like(r1, x), _like(r2, x), x if need_backward else None, 0)
 
 
@@ -1016,7 +1033,7 @@ ZERO_COPY = _accepts_host_memory()
 
 
 def _contiguous(a):
-    return np.ascontiguousarray(normalize_array(np.asarray(a)))
+    return np.ascontiguousarray(normalize_array(_as_array(a)))
 
 
 _MOE_PERMUTE = _operator("aclnnMoeTokenPermute").renamed(

@@ -116,6 +116,25 @@ def test_parse_cases_and_failures():
     assert res["first_failure"].startswith("ADD(type=f32,ne=[16,10,10,10],nr=[2,1,1,1],nf=1): [ADD] NMSE")
 
 
+NAN_RUN = """\
+Backend 1/2: CANN0
+  MUL_MAT_ID(type_a=f32,type_b=f32,n_mats=4,n_used=2): \x1b[1;32mOK\x1b[0m
+[MUL_MAT_ID] NaN at index 0 (CANN0=-nan CPU=-296045.156250)   MUL_MAT_ID(type_a=q8_0,type_b=f32,n_mats=8,amax=100000.000000): \x1b[1;31mFAIL\x1b[0m
+  1/2 tests passed
+"""
+
+
+def test_parse_a_failure_printed_after_its_diagnosis():
+    """ggml prints a NaN diagnosis before the failing case on the same line: still a FAIL."""
+    res = gbo.parse_output(NAN_RUN, "", 1, False, "CANN0")
+    assert (res["ok"], res["fail"], res["passed_line"]) == (1, 1, "1/2")
+    assert gbo.status_of(res) == "failed"
+    assert res["first_failure"].startswith("MUL_MAT_ID(type_a=q8_0")
+    # Even a failure the case pattern missed shows in the N/M line.
+    unrecognised = dict(res, fail=0)
+    assert gbo.status_of(unrecognised) == "failed"
+
+
 def test_parse_crash_reason():
     res = gbo.parse_output(CRASH_STDOUT, CRASH_STDERR, -6, False, "CANN0")
     assert res["crashed"] and gbo.status_of(res) == "crashed"

@@ -132,3 +132,42 @@ def make_tensor(shape, dtype, strides, offset, storage, data, fmt=2):
     t = lib.aclCreateTensor(dims, len(shape), dtype, st, offset, fmt, sd, len(storage), data)
     assert t != NULL, take_msg()
     return t
+
+
+def same_bits(a, b):
+    """Equal shapes, dtypes and bytes."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def assert_thread_count_invariant(make_results):
+    """make_results() with 1 and with 2 threads: the same bits."""
+    import aclnn_emu
+
+    previous = aclnn_emu.get_num_threads()
+    try:
+        aclnn_emu.set_num_threads(1)
+        reference = make_results()
+        aclnn_emu.set_num_threads(2)
+        for a, b in zip(make_results(), reference):
+            assert same_bits(a, b)
+    finally:
+        aclnn_emu.set_num_threads(previous)
+
+
+def assert_isa_invariant(make_results):
+    """make_results() at every ISA level the CPU has: the same bits."""
+    import aclnn_emu
+
+    previous = aclnn_emu.get_isa()
+    try:
+        reference = None
+        for isa in aclnn_emu.available_isas():
+            aclnn_emu.set_isa_cap(isa)
+            results = make_results()
+            if reference is None:
+                reference = results
+            for a, b in zip(results, reference):
+                assert same_bits(a, b), isa
+    finally:
+        aclnn_emu.set_isa_cap(previous)

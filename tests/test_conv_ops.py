@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import aclnn_emu
+from helpers import assert_isa_invariant, assert_thread_count_invariant, same_bits
 from aclnn_emu import AclnnError, ffi, lib
 from aclnn_emu.tensor import acl_dtype, normalize_array, view_layout
 from reference import assert_precision
@@ -29,11 +30,6 @@ NCHW, ND, NCL = 0, 2, 47
 def pos(shape, dtype=np.float32, seed=0):
     """Positive values (no cancellation, so relative errors stay meaningful)."""
     return np.random.default_rng(seed).uniform(0.5, 1.5, shape).astype(dtype)
-
-
-def same_bits(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 @pytest.fixture
@@ -455,27 +451,8 @@ def _all_results():
 
 
 def test_one_and_two_threads_give_the_same_bits():
-    previous = aclnn_emu.get_num_threads()
-    try:
-        aclnn_emu.set_num_threads(1)
-        reference = _all_results()
-        aclnn_emu.set_num_threads(2)
-        for a, b in zip(_all_results(), reference):
-            assert same_bits(a, b)
-    finally:
-        aclnn_emu.set_num_threads(previous)
+    assert_thread_count_invariant(_all_results)
 
 
 def test_every_isa_level_gives_the_same_bits():
-    previous = aclnn_emu.get_isa()
-    try:
-        reference = None
-        for isa in aclnn_emu.available_isas():
-            aclnn_emu.set_isa_cap(isa)
-            results = _all_results()
-            if reference is None:
-                reference = results
-            for a, b in zip(results, reference):
-                assert same_bits(a, b), isa
-    finally:
-        aclnn_emu.set_isa_cap(previous)
+    assert_isa_invariant(_all_results)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import aclnn_emu
+from helpers import assert_isa_invariant, assert_thread_count_invariant, same_bits
 from aclnn_emu import AclnnError, ffi, lib
 from aclnn_emu.tensor import acl_dtype, normalize_array, view_layout
 
@@ -36,11 +37,6 @@ def values(shape, dtype, seed=0):
     if dtype.kind == "c":
         return (rng.uniform(-4, 4, shape) + 1j * rng.uniform(-4, 4, shape)).astype(dtype)
     return rng.uniform(-4, 4, shape).astype(dtype)
-
-
-def same_bits(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 def error(api, **arguments):
@@ -674,27 +670,8 @@ def _all_results():
 
 
 def test_one_and_two_threads_give_the_same_bits():
-    previous = aclnn_emu.get_num_threads()
-    try:
-        aclnn_emu.set_num_threads(1)
-        reference = _all_results()
-        aclnn_emu.set_num_threads(2)
-        for a, b in zip(_all_results(), reference):
-            assert same_bits(a, b)
-    finally:
-        aclnn_emu.set_num_threads(previous)
+    assert_thread_count_invariant(_all_results)
 
 
 def test_every_isa_level_gives_the_same_bits():
-    previous = aclnn_emu.get_isa()
-    try:
-        reference = None
-        for isa in aclnn_emu.available_isas():
-            aclnn_emu.set_isa_cap(isa)
-            results = _all_results()
-            if reference is None:
-                reference = results
-            for a, b in zip(results, reference):
-                assert same_bits(a, b), isa
-    finally:
-        aclnn_emu.set_isa_cap(previous)
+    assert_isa_invariant(_all_results)

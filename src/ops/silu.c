@@ -1,8 +1,8 @@
 /* aclnnSilu: out = self * sigmoid(self) (hicann/ops-nn activation/swish,
  * aclnn_silu.cpp): declared on the element-wise layer, which validates it;
- * run by SiLU's tuned kernels (src/ops/elementwise.c). */
+ * run by SiLU's tuned kernels (src/ops/silu_plan.c). */
 #include "aclnnop/aclnn_silu.h"
-#include "ops/elementwise.h"
+#include "ops/silu_plan.h"
 #include "ops/ew.h"
 
 static const emu_dtype_table SILU_TYPES = EMU_DTYPES(EMU_F | EMU_H | EMU_B);
@@ -29,7 +29,7 @@ aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor *self, aclTensor *out, uin
     emu_executor_name_tensors(planned, SILU.names);
     emu_executor_bind(planned, 0, self);
     emu_executor_bind(planned, 1, out);
-    return emu_elementwise_publish(planned, EMU_EW_SILU, workspaceSize, executor);
+    return emu_silu_publish(planned, EMU_SILU_FORWARD, workspaceSize, executor);
 }
 
 aclnnStatus aclnnSilu(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream)

@@ -4,7 +4,7 @@
  * dtypes when gradInput is FLOAT. Then the shared element-wise plan. */
 #include "aclnnop/aclnn_silu_backward.h"
 #include "ops/check.h"
-#include "ops/elementwise.h"
+#include "ops/silu_plan.h"
 
 static const aclDataType SUPPORTED[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 enum { SILU_BACKWARD_MAX_RANK = 8 };
@@ -91,7 +91,7 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const
     /* Inputs become views of gradInput's shape (a no-op unless broadcasting). */
     emu_view_broadcast_to(&planned->tensors[0], gradInput->view.shape, gradInput->view.rank);
     emu_view_broadcast_to(&planned->tensors[1], gradInput->view.shape, gradInput->view.rank);
-    return emu_elementwise_publish(planned, EMU_EW_SILU_GRAD, workspaceSize, executor);
+    return emu_silu_publish(planned, EMU_SILU_GRAD, workspaceSize, executor);
 }
 
 aclnnStatus aclnnSiluBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

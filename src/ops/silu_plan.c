@@ -6,39 +6,39 @@
 #include "kernels/convert/convert.h"
 #include "kernels/isa.h"
 #include "kernels/silu/silu.h"
-#include "ops/elementwise.h"
+#include "ops/silu_plan.h"
 
 enum {
-    EMU_EW_MAX_INPUTS = 2,
+    SILU_MAX_INPUTS = 2,
     /* Elements per parallel chunk: large enough to amortise the hand-off,
      * small enough to split mid-sized tensors across cores. */
-    EMU_EW_GRAIN = 32768,
+    SILU_GRAIN = 32768,
     /* fp16/bf16 elements widened per step: three fp32 blocks stay in L1. */
-    EMU_EW_BLOCK = 1024,
+    SILU_BLOCK = 1024,
     EMU_WORKSPACE_ALIGN = 64,
 };
 
 typedef struct {
-    emu_ew_op op;
+    emu_silu_op op;
     int input_count;
     int64_t numel;
-    bool staged[EMU_EW_MAX_INPUTS + 1];
-    uint64_t stage_offset[EMU_EW_MAX_INPUTS + 1];
+    bool staged[SILU_MAX_INPUTS + 1];
+    uint64_t stage_offset[SILU_MAX_INPUTS + 1];
 } ew_plan;
 
 static_assert(sizeof(ew_plan) <= EMU_PLAN_BYTES, "ew_plan must fit in the executor");
 
 typedef struct {
-    emu_ew_op op;
+    emu_silu_op op;
     int input_count;
-    aclDataType in_dtype[EMU_EW_MAX_INPUTS];
+    aclDataType in_dtype[SILU_MAX_INPUTS];
     aclDataType out_dtype;
     bool all_f32;
     /* Fused fp16/bf16 kernels when every tensor has that one dtype. */
     const emu_silu_half_kernels *half;
     /* The non-temporal form of the gradient writes `out` (see EMU_STREAM_OUTPUT_MIN_BYTES). */
     bool streaming;
-    const void *in[EMU_EW_MAX_INPUTS];
+    const void *in[SILU_MAX_INPUTS];
     void *out;
     const emu_silu_kernels *silu;
     const emu_convert_kernels *convert;
@@ -46,7 +46,7 @@ typedef struct {
 
 static void compute_f32(const ew_run_ctx *ctx, size_t n, const float *const *in, float *out)
 {
-    if (ctx->op == EMU_EW_SILU) {
+    if (ctx->op == EMU_SILU_FORWARD) {
         ctx->silu->silu(n, in[0], out);
     } else if (ctx->streaming) {
         ctx->silu->silu_grad_streaming(n, in[0], in[1], out);
@@ -73,7 +73,7 @@ static void run_range(void *opaque, size_t begin, size_t end)
     if (ctx->half != NULL) {
         const uint16_t *in0 = (const uint16_t *)ctx->in[0] + begin;
         uint16_t *out = (uint16_t *)ctx->out + begin;
-        if (ctx->op == EMU_EW_SILU) {
+        if (ctx->op == EMU_SILU_FORWARD) {
             ctx->half->silu(end - begin, in0, out);
         } else {
             emu_silu_grad_half_fn grad = ctx->streaming ? ctx->half->silu_grad_streaming : ctx->half->silu_grad;
@@ -82,18 +82,18 @@ static void run_range(void *opaque, size_t begin, size_t end)
         return;
     }
     if (ctx->all_f32) {
-        const float *in[EMU_EW_MAX_INPUTS] = {NULL, NULL};
+        const float *in[SILU_MAX_INPUTS] = {NULL, NULL};
         for (int i = 0; i < ctx->input_count; ++i) {
             in[i] = (const float *)ctx->in[i] + begin;
         }
         compute_f32(ctx, end - begin, in, (float *)ctx->out + begin);
         return;
     }
-    _Alignas(64) float wide_in[EMU_EW_MAX_INPUTS][EMU_EW_BLOCK];
-    _Alignas(64) float wide_out[EMU_EW_BLOCK];
-    for (size_t at = begin; at < end; at += EMU_EW_BLOCK) {
-        size_t n = end - at < EMU_EW_BLOCK ? end - at : EMU_EW_BLOCK;
-        const float *in[EMU_EW_MAX_INPUTS] = {NULL, NULL};
+    _Alignas(64) float wide_in[SILU_MAX_INPUTS][SILU_BLOCK];
+    _Alignas(64) float wide_out[SILU_BLOCK];
+    for (size_t at = begin; at < end; at += SILU_BLOCK) {
+        size_t n = end - at < SILU_BLOCK ? end - at : SILU_BLOCK;
+        const float *in[SILU_MAX_INPUTS] = {NULL, NULL};
         for (int i = 0; i < ctx->input_count; ++i) {
             in[i] = widen(ctx, ctx->in_dtype[i], ctx->in[i], at, n, wide_in[i]);
         }
@@ -125,12 +125,12 @@ static const char *kernel_name(const ew_run_ctx *ctx)
 {
     static _Thread_local char name[128];
     if (ctx->half != NULL) {
-        if (ctx->op == EMU_EW_SILU) {
+        if (ctx->op == EMU_SILU_FORWARD) {
             return ctx->half->silu_name;
         }
         return ctx->streaming ? ctx->half->silu_grad_streaming_name : ctx->half->silu_grad_name;
     }
-    const char *f32_name = ctx->op == EMU_EW_SILU ? ctx->silu->silu_name : ctx->silu->silu_grad_name;
+    const char *f32_name = ctx->op == EMU_SILU_FORWARD ? ctx->silu->silu_name : ctx->silu->silu_grad_name;
     if (ctx->all_f32) {
         return ctx->streaming ? ctx->silu->silu_grad_streaming_name : f32_name;
     }
@@ -181,9 +181,9 @@ static const char *run_elementwise(aclOpExecutor *executor, void *workspace)
      * scatter at once: keep it in cache. */
     const size_t stream_bytes = (size_t)plan->numel * (ctx.all_f32 ? sizeof(float) : sizeof(uint16_t)) *
                                 (size_t)(plan->input_count + 1);
-    ctx.streaming = (ctx.half != NULL || ctx.all_f32) && plan->op == EMU_EW_SILU_GRAD &&
+    ctx.streaming = (ctx.half != NULL || ctx.all_f32) && plan->op == EMU_SILU_GRAD &&
                     !plan->staged[plan->input_count] && stream_bytes >= EMU_STREAM_OUTPUT_MIN_BYTES;
-    emu_parallel_for((size_t)plan->numel, EMU_EW_GRAIN, run_range, &ctx);
+    emu_parallel_for((size_t)plan->numel, SILU_GRAIN, run_range, &ctx);
     int out = plan->input_count;
     if (plan->staged[out]) {
         emu_view_scatter(ctx.out, &executor->tensors[out]);
@@ -191,13 +191,13 @@ static const char *run_elementwise(aclOpExecutor *executor, void *workspace)
     return kernel_name(&ctx);
 }
 
-aclnnStatus emu_elementwise_publish(aclOpExecutor *executor, emu_ew_op op, uint64_t *workspace_size,
+aclnnStatus emu_silu_publish(aclOpExecutor *executor, emu_silu_op op, uint64_t *workspace_size,
                                     aclOpExecutor **executor_out)
 {
     ew_plan *plan = (ew_plan *)executor->plan;
     memset(plan, 0, sizeof *plan);
     plan->op = op;
-    plan->input_count = op == EMU_EW_SILU ? 1 : 2;
+    plan->input_count = op == EMU_SILU_FORWARD ? 1 : 2;
     plan->numel = emu_view_numel(&executor->tensors[plan->input_count]);
     uint64_t total = 0;
     for (int i = 0; i <= plan->input_count && plan->numel > 0; ++i) {

@@ -142,6 +142,20 @@ size_t emu_executor_report_live(void *out_file)
     return emu_handle_each(EMU_HANDLE_EXECUTOR, report_one, &ctx);
 }
 
+/* Whether `executor` is among the remembered consumed addresses. The
+ * registry forgets that an address was consumed once another object (a
+ * tensor, a scalar) is allocated there; the ring still knows. */
+static bool remembered_as_consumed(const aclOpExecutor *executor)
+{
+    bool found = false;
+    pthread_mutex_lock(&consumed_lock);
+    for (size_t i = 0; i < EMU_CONSUMED_MEMORY && !found; ++i) {
+        found = consumed_ring[i] == (const void *)executor;
+    }
+    pthread_mutex_unlock(&consumed_lock);
+    return found;
+}
+
 /* Checks that `executor` is live; on failure sets the message and returns the code. */
 static aclnnStatus check_live(const char *api, const aclOpExecutor *executor, aclnnStatus null_code,
                               aclnnStatus dead_code)
@@ -152,7 +166,7 @@ static aclnnStatus check_live(const char *api, const aclOpExecutor *executor, ac
     if (emu_handle_is(executor, EMU_HANDLE_EXECUTOR)) {
         return ACLNN_SUCCESS;
     }
-    if (emu_handle_is(executor, EMU_HANDLE_EXECUTOR_CONSUMED)) {
+    if (emu_handle_is(executor, EMU_HANDLE_EXECUTOR_CONSUMED) || remembered_as_consumed(executor)) {
         return emu_fail(dead_code, "%s: executor %p was already consumed by an earlier run or destroyed; "
                                    "expected a fresh executor from phase 1 (call aclSetAclOpExecutorRepeatable "
                                    "right after phase 1 to run one executor many times).", api,

@@ -3,12 +3,54 @@
 
 #include "ops/check.h"
 
-aclnnStatus emu_check_not_null(const char *api, const char *name, const void *pointer)
+aclnnStatus emu_check_pointer_not_null(const char *api, const char *name, const void *pointer)
 {
     if (pointer == NULL) {
         return emu_fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s is NULL; expected a valid pointer.", api, name);
     }
     return ACLNN_SUCCESS;
+}
+
+static aclnnStatus check_live_handle(const char *api, const char *name, const void *handle, emu_handle_kind kind)
+{
+    EMU_TRY(emu_check_pointer_not_null(api, name, handle));
+    return emu_check_live(api, name, handle, kind);
+}
+
+aclnnStatus emu_check_tensor_arg(const char *api, const char *name, const aclTensor *tensor)
+{
+    return check_live_handle(api, name, tensor, EMU_HANDLE_TENSOR);
+}
+
+aclnnStatus emu_check_scalar_arg(const char *api, const char *name, const aclScalar *scalar)
+{
+    return check_live_handle(api, name, scalar, EMU_HANDLE_SCALAR);
+}
+
+aclnnStatus emu_check_int_array_arg(const char *api, const char *name, const aclIntArray *array)
+{
+    return check_live_handle(api, name, array, EMU_HANDLE_INT_ARRAY);
+}
+
+aclnnStatus emu_check_float_array_arg(const char *api, const char *name, const aclFloatArray *array)
+{
+    return check_live_handle(api, name, array, EMU_HANDLE_FLOAT_ARRAY);
+}
+
+aclnnStatus emu_check_bool_array_arg(const char *api, const char *name, const aclBoolArray *array)
+{
+    return check_live_handle(api, name, array, EMU_HANDLE_BOOL_ARRAY);
+}
+
+aclnnStatus emu_check_tensor_list_arg(const char *api, const char *name, const aclTensorList *list)
+{
+    EMU_TRY(emu_check_pointer_not_null(api, name, list));
+    return emu_check_tensor_list_live(api, name, list);
+}
+
+aclnnStatus emu_check_scalar_list_arg(const char *api, const char *name, const aclScalarList *list)
+{
+    return check_live_handle(api, name, list, EMU_HANDLE_SCALAR_LIST);
 }
 
 aclnnStatus emu_check_dtype_in(const char *api, const char *name, const aclTensor *tensor, const aclDataType *allowed,

@@ -13,7 +13,32 @@
             return emu_try_status_;           \
     } while (0)
 
-aclnnStatus emu_check_not_null(const char *api, const char *name, const void *pointer);
+/* The first check of every argument: NULL is ACLNN_ERR_PARAM_NULLPTR
+ * (161001). An aclnn handle (tensor, scalar, array, list) must also be live:
+ * a destroyed one is ACLNN_ERR_PARAM_INVALID (161002) naming the argument,
+ * found in the handle registry without reading the freed object. Other
+ * pointers (workspaceSize, executor) are only checked for NULL. The handle
+ * kind comes from the argument's static type. */
+#define emu_check_not_null(api, name, pointer)                                                                \
+    _Generic((pointer),                                                                                        \
+        aclTensor *: emu_check_tensor_arg, const aclTensor *: emu_check_tensor_arg,                            \
+        aclScalar *: emu_check_scalar_arg, const aclScalar *: emu_check_scalar_arg,                            \
+        aclIntArray *: emu_check_int_array_arg, const aclIntArray *: emu_check_int_array_arg,                  \
+        aclFloatArray *: emu_check_float_array_arg, const aclFloatArray *: emu_check_float_array_arg,          \
+        aclBoolArray *: emu_check_bool_array_arg, const aclBoolArray *: emu_check_bool_array_arg,              \
+        aclTensorList *: emu_check_tensor_list_arg, const aclTensorList *: emu_check_tensor_list_arg,          \
+        aclScalarList *: emu_check_scalar_list_arg, const aclScalarList *: emu_check_scalar_list_arg,          \
+        default: emu_check_pointer_not_null)(api, name, pointer)
+
+aclnnStatus emu_check_pointer_not_null(const char *api, const char *name, const void *pointer);
+aclnnStatus emu_check_tensor_arg(const char *api, const char *name, const aclTensor *tensor);
+aclnnStatus emu_check_scalar_arg(const char *api, const char *name, const aclScalar *scalar);
+aclnnStatus emu_check_int_array_arg(const char *api, const char *name, const aclIntArray *array);
+aclnnStatus emu_check_float_array_arg(const char *api, const char *name, const aclFloatArray *array);
+aclnnStatus emu_check_bool_array_arg(const char *api, const char *name, const aclBoolArray *array);
+/* The list and every tensor in it. */
+aclnnStatus emu_check_tensor_list_arg(const char *api, const char *name, const aclTensorList *list);
+aclnnStatus emu_check_scalar_list_arg(const char *api, const char *name, const aclScalarList *list);
 aclnnStatus emu_check_dtype_in(const char *api, const char *name, const aclTensor *tensor, const aclDataType *allowed,
                                int allowed_count);
 aclnnStatus emu_check_same_dtype(const char *api, const char *name, const aclTensor *tensor, const char *ref_name,

@@ -1,4 +1,4 @@
-/* Misuse that used to crash, hang or pass silently (issue "hardening"):
+/* Misuse that used to crash, hang or pass silently:
  * destroyed and double-destroyed meta handles (161002 naming the argument,
  * never a read or a second free), waits that can never finish (an error
  * naming the event and stream instead of a hang), and the memcpy kinds CANN
@@ -17,8 +17,13 @@
 
 #include "acl/acl.h"
 #include "aclnn_emu/aclnn_emu.h"
+#include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_cat.h"
+#include "aclnnop/aclnn_matmul.h"
 #include "aclnnop/aclnn_moe_token_permute_grad.h"
+#include "aclnnop/aclnn_permute.h"
 #include "aclnnop/aclnn_silu.h"
+#include "aclnnop/aclnn_silu_backward.h"
 
 
 static int passed, failed;
@@ -116,7 +121,7 @@ static aclTensor *vector_tensor(void *data, int64_t n)
     return aclCreateTensor(shape, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, shape, 1, data);
 }
 
-/* ---- defect 4: destroyed handles ---- */
+/* ---- destroyed handles ---- */
 
 static void test_double_destroy(void)
 {
@@ -259,7 +264,72 @@ static void test_accessors_on_destroyed_tensor(void)
     aclrtFree(out);
 }
 
-/* ---- defect 5: memcpy kinds 6 and 7 ---- */
+/* Phase 1 of any operator finds a destroyed argument in the registry
+ * (161002 naming it) before reading it: under ASan, a read of the freed
+ * descriptor would be a heap use-after-free. No executor is handed out. */
+static void test_phase1_on_destroyed_handles(void)
+{
+    void *block = NULL;
+    CHECK(aclrtMalloc(&block, 256, ACL_MEM_MALLOC_NORMAL_ONLY) == 0);
+    aclTensor *x = vector_tensor(block, 16);
+    aclTensor *y = vector_tensor((char *)block + 64, 16);
+    aclTensor *dead = vector_tensor((char *)block + 128, 16);
+    CHECK(aclDestroyTensor(dead) == 0);
+    uint64_t ws = 0;
+    aclOpExecutor *executor = NULL;
+    char p[32];
+
+    CHECK(aclnnSiluGetWorkspaceSize(dead, y, &ws, &executor) == ACLNN_ERR_PARAM_INVALID && executor == NULL);
+    CHECK(MESSAGE_HAS("aclnnSiluGetWorkspaceSize", "self", ptr_text(dead, p, sizeof p), "not a live aclTensor"));
+    CHECK(aclnnSiluGetWorkspaceSize(x, dead, &ws, &executor) == ACLNN_ERR_PARAM_INVALID && executor == NULL);
+    CHECK(MESSAGE_HAS("aclnnSiluGetWorkspaceSize", "out", "not a live aclTensor"));
+    CHECK(aclnnSiluBackwardGetWorkspaceSize(x, dead, y, &ws, &executor) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(MESSAGE_HAS("aclnnSiluBackwardGetWorkspaceSize", "self", "not a live aclTensor"));
+    CHECK(aclnnMatmulGetWorkspaceSize(x, dead, y, 0, &ws, &executor) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(MESSAGE_HAS("aclnnMatmulGetWorkspaceSize", "mat2", "not a live aclTensor"));
+
+    /* A NULL argument keeps its own code, even beside a destroyed one. */
+    CHECK(aclnnSiluGetWorkspaceSize(NULL, dead, &ws, &executor) == ACLNN_ERR_PARAM_NULLPTR);
+    CHECK(MESSAGE_HAS("aclnnSiluGetWorkspaceSize", "self"));
+
+    /* Scalars, int arrays and tensor lists, and a handle of another kind. */
+    float one = 1.0f;
+    aclScalar *alpha = aclCreateScalar(&one, ACL_FLOAT);
+    CHECK(aclDestroyScalar(alpha) == 0);
+    CHECK(aclnnAddGetWorkspaceSize(x, x, alpha, y, &ws, &executor) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(MESSAGE_HAS("aclnnAddGetWorkspaceSize", "alpha", "not a live aclScalar"));
+    int64_t order[1] = {0};
+    aclIntArray *dims = aclCreateIntArray(order, 1);
+    CHECK(aclDestroyIntArray(dims) == 0);
+    CHECK(aclnnPermuteGetWorkspaceSize(x, dims, y, &ws, &executor) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(MESSAGE_HAS("aclnnPermuteGetWorkspaceSize", "dims", "not a live aclIntArray"));
+    aclIntArray *live_dims = aclCreateIntArray(order, 1);
+    CHECK(aclnnPermuteGetWorkspaceSize(x, (const aclIntArray *)(const void *)x, y, &ws, &executor) ==
+          ACLNN_ERR_PARAM_INVALID);
+    CHECK(MESSAGE_HAS("aclnnPermuteGetWorkspaceSize", "dims", "is a live aclTensor"));
+    aclTensor *dead_in_list = vector_tensor((char *)block + 128, 16);
+    const aclTensor *members[2] = {vector_tensor(block, 16), dead_in_list};
+    aclTensorList *list = aclCreateTensorList(members, 2);
+    aclTensor *cat_out = vector_tensor((char *)block + 128, 32); /* before the destroy: no address reuse */
+    CHECK(aclDestroyTensor(dead_in_list) == 0);
+    CHECK(aclnnCatGetWorkspaceSize(list, 0, cat_out, &ws, &executor) == ACLNN_ERR_PARAM_INVALID);
+    CHECK(MESSAGE_HAS("aclnnCatGetWorkspaceSize", "tensors[1]", "not a live aclTensor"));
+    CHECK(executor == NULL);
+
+    /* The same calls with live handles plan. */
+    CHECK(aclnnPermuteGetWorkspaceSize(x, live_dims, y, &ws, &executor) == 0 && executor != NULL);
+    CHECK(aclDestroyAclOpExecutor(executor) == 0);
+    CHECK(aclDestroyIntArray(live_dims) == 0);
+    CHECK(aclDestroyTensorList(list) == ACLNN_ERR_PARAM_INVALID); /* reports the dead member, frees the rest */
+    (void)aclGetRecentErrMsg();
+    CHECK(aclDestroyTensor(cat_out) == 0);
+    CHECK(aclDestroyTensor(x) == 0);
+    CHECK(aclDestroyTensor(y) == 0);
+    (void)aclGetRecentErrMsg();
+    aclrtFree(block);
+}
+
+/* ---- memcpy kinds 6 and 7 ---- */
 
 static void test_memcpy_inner_inter_kinds(void)
 {
@@ -276,7 +346,7 @@ static void test_memcpy_inner_inter_kinds(void)
     aclrtFree(b);
 }
 
-/* ---- defect 3: waits that never return ---- */
+/* ---- waits that never return ---- */
 
 static void *record_later(void *event)
 {
@@ -546,6 +616,7 @@ static const struct {
     {"double_destroy", test_double_destroy},
     {"lists", test_lists},
     {"accessors", test_accessors_on_destroyed_tensor},
+    {"phase1", test_phase1_on_destroyed_handles},
     {"memcpy_kinds", test_memcpy_inner_inter_kinds},
     {"default_stream_wait", test_default_stream_wait_returns},
     {"stuck_stream", test_stuck_stream},

@@ -56,6 +56,23 @@ extern "C" {
 /** The library version, "MAJOR.MINOR.PATCH". */
 ACL_FUNC_VISIBILITY const char *aclnnEmuVersion(void);
 
+/**
+ * Holds the runtime up on behalf of a library layered over aclnn_emu (the
+ * Python package calls it at import), without initialising AscendCL in host
+ * code's eyes: a later aclInit by host code returns ACL_SUCCESS, and the
+ * runtime is finalized when the last aclInit reference and the last hold are
+ * both released. Streams, memory and operators work while either is held.
+ * @return ACL_SUCCESS.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuRetainRuntime(void);
+
+/**
+ * Releases one aclnnEmuRetainRuntime hold; finalizes the runtime (as
+ * aclFinalize does) when no hold and no aclInit reference is left.
+ * @return ACL_SUCCESS; ACL_ERROR_REPEAT_FINALIZE (100037) when no hold is left.
+ */
+ACL_FUNC_VISIBILITY aclError aclnnEmuReleaseRuntime(void);
+
 /** SIMD instruction set levels, ordered: a cap allows its level and all below. */
 typedef enum aclnnEmuIsa {
     ACLNN_EMU_ISA_SCALAR = 0, /**< portable C, any CPU */

@@ -11,25 +11,24 @@ Two layers:
   :class:`DeviceTensor`, :class:`Stream`, :class:`Event` and the settings
   helpers.
 
-Importing the package calls ``aclInit(NULL)`` and ``aclrtSetDevice(0)``; the
-matching ``aclrtResetDevice``/``aclFinalizeReference`` run at exit.
+Importing the package holds the runtime up (``aclnnEmuRetainRuntime``, which
+host code never sees: its own ``aclInit`` still returns 0) and calls
+``aclrtSetDevice(0)``; the matching ``aclrtResetDevice`` and
+``aclnnEmuReleaseRuntime`` run at exit.
 Failures raise :class:`AclnnError` carrying the C status code and message.
 """
 
 import atexit as _atexit
 
 from ._aclnn_emu_cffi import ffi, lib
-from .errors import AclnnError, check, last_error_message
+from .errors import AclnnError, check
 
 __version__ = "0.1.0"
 
-_rc = lib.aclInit(ffi.NULL)
-if _rc == lib.ACL_ERROR_REPEAT_INITIALIZE:  # host code initialised first: fine, one more reference
-    last_error_message()
-else:
-    check(_rc, "aclInit")
+# A hold of our own rather than aclInit: host code that calls aclInit itself
+# (before or after this import) gets ACL_SUCCESS, as without the package.
+check(lib.aclnnEmuRetainRuntime(), "aclnnEmuRetainRuntime")
 check(lib.aclrtSetDevice(0), "aclrtSetDevice")
-del _rc
 
 from . import errors, ops, runtime, tensor  # noqa: E402,F401  (need the initialised runtime)
 from .ops import silu, silu_backward  # noqa: E402
@@ -55,6 +54,8 @@ from .runtime import (  # noqa: E402
     set_isa_cap,
     set_num_threads,
     set_soc_name,
+    set_verbose,
+    get_verbose,
     soc_name,
     synchronize,
 )
@@ -89,6 +90,8 @@ __all__ = [
     "get_num_threads",
     "set_soc_name",
     "soc_name",
+    "set_verbose",
+    "get_verbose",
     "last_kernel",
     "library_version",
     "invalidate_plans",
@@ -106,6 +109,6 @@ def _finalize():
         ops.release_workspaces()
         tensor.close_all()
         lib.aclrtResetDevice(0)
-        lib.aclFinalizeReference(ffi.NULL)
+        lib.aclnnEmuReleaseRuntime()
     except Exception:
         pass

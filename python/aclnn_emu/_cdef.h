@@ -946,6 +946,8 @@ aclnnStatus aclnnInplaceZero(void *workspace, uint64_t workspaceSize, aclOpExecu
 #define ACLNN_EMU_VERSION_MINOR ...
 #define ACLNN_EMU_VERSION_PATCH ...
 const char *aclnnEmuVersion(void);
+aclError aclnnEmuRetainRuntime(void);
+aclError aclnnEmuReleaseRuntime(void);
 typedef enum aclnnEmuIsa {
     ACLNN_EMU_ISA_SCALAR = 0,
     ACLNN_EMU_ISA_AVX2 = 1,

@@ -1,16 +1,26 @@
 /* aclInit / aclFinalize reference counting and version query. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "common/emu.h"
+#include "aclnn_emu/aclnn_emu.h"
 #include "meta/executor.h"
 
-static atomic_long init_count;
+/* Two kinds of reference keep the runtime up: host code's aclInit calls and
+ * the holds of the Python package (aclnnEmuRetainRuntime). They are counted
+ * apart so that the package's own initialisation stays invisible: host code
+ * that calls aclInit after `import aclnn_emu` gets ACL_SUCCESS, as it would
+ * without the package. Changes happen under init_lock (init and finalize
+ * are rare and finalize must not race an init); reads are lock-free. */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_long host_inits;
+static atomic_long package_holds;
 
 bool emu_acl_initialized(void)
 {
-    return atomic_load(&init_count) > 0;
+    return atomic_load(&host_inits) > 0 || atomic_load(&package_holds) > 0;
 }
 
 aclError aclInit(const char *configPath)
@@ -23,7 +33,11 @@ aclError aclInit(const char *configPath)
         }
         fclose(config);
     }
-    if (atomic_fetch_add(&init_count, 1) > 0) {
+    pthread_mutex_lock(&init_lock);
+    /* A repeated aclInit still counts: aclFinalizeReference releases it. */
+    const long before = atomic_fetch_add(&host_inits, 1);
+    pthread_mutex_unlock(&init_lock);
+    if (before > 0) {
         return emu_fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: AscendCL is already initialised; expected one "
                                                      "aclInit per aclFinalize.");
     }
@@ -66,28 +80,67 @@ static aclError finalize_runtime(void)
     return status;
 }
 
+/* Under init_lock: the last reference of either kind is gone. */
+static aclError finalize_if_unreferenced_locked(void)
+{
+    if (atomic_load(&host_inits) == 0 && atomic_load(&package_holds) == 0) {
+        return finalize_runtime();
+    }
+    return ACL_SUCCESS;
+}
+
 aclError aclFinalize(void)
 {
-    if (atomic_exchange(&init_count, 0) <= 0) {
+    pthread_mutex_lock(&init_lock);
+    if (atomic_exchange(&host_inits, 0) <= 0) {
+        pthread_mutex_unlock(&init_lock);
         return emu_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: AscendCL is not initialised; expected a "
                                                    "successful aclInit first.");
     }
-    return finalize_runtime();
+    const aclError status = finalize_if_unreferenced_locked();
+    pthread_mutex_unlock(&init_lock);
+    return status;
 }
 
 aclError aclFinalizeReference(uint64_t *refCount)
 {
-    long current = atomic_load(&init_count);
-    while (current > 0 && !atomic_compare_exchange_weak(&init_count, &current, current - 1)) {
-    }
+    pthread_mutex_lock(&init_lock);
+    const long current = atomic_load(&host_inits);
     if (current <= 0) {
+        pthread_mutex_unlock(&init_lock);
         return emu_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalizeReference: AscendCL is not initialised; "
                                                    "expected a successful aclInit first.");
     }
+    atomic_store(&host_inits, current - 1);
     if (refCount != NULL) {
         *refCount = (uint64_t)(current - 1);
     }
-    return current == 1 ? finalize_runtime() : ACL_SUCCESS;
+    const aclError status = finalize_if_unreferenced_locked();
+    pthread_mutex_unlock(&init_lock);
+    return status;
+}
+
+aclError aclnnEmuRetainRuntime(void)
+{
+    pthread_mutex_lock(&init_lock);
+    atomic_fetch_add(&package_holds, 1);
+    pthread_mutex_unlock(&init_lock);
+    return ACL_SUCCESS;
+}
+
+aclError aclnnEmuReleaseRuntime(void)
+{
+    pthread_mutex_lock(&init_lock);
+    const long current = atomic_load(&package_holds);
+    if (current <= 0) {
+        pthread_mutex_unlock(&init_lock);
+        return emu_fail(ACL_ERROR_REPEAT_FINALIZE, "aclnnEmuReleaseRuntime: no hold to release; expected one "
+                                                   "aclnnEmuRetainRuntime per release.");
+    }
+    atomic_store(&package_holds, current - 1);
+    const aclError status = finalize_if_unreferenced_locked();
+    pthread_mutex_unlock(&init_lock);
+    return status;
 }
 
 aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)

@@ -106,6 +106,11 @@ void emu_report_device_range(const char *api, const char *what, const void *ptr,
 int emu_device_ranges_check(const void *const *ptrs, const size_t *lens, int count);
 /* Between aclInit and the aclFinalize that releases it (acl.c). */
 bool emu_acl_initialized(void);
+/* What CANN's runtime checks before memory, copies and streams: the calling
+ * thread has a current context (aclrtSetDevice or aclrtSetCurrentContext),
+ * else ACL_ERROR_RT_CONTEXT_NULL naming `api`. It does not check aclInit
+ * (hicann/runtime), so neither do we; the verbose log notes the omission. */
+aclError emu_require_device(const char *api);
 /* Frees every cached (freed, kept for reuse) device block; returns the bytes
  * released. aclrtResetDevice and aclFinalize call it. */
 size_t emu_device_cache_release(void);

@@ -1,4 +1,5 @@
 /* One emulated device (id 0) and its contexts. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/emu.h"
@@ -17,6 +18,20 @@ static aclError invalid_device(const char *api, int32_t deviceId)
 {
     return emu_fail(ACL_ERROR_RT_INVALID_DEVICEID, "%s: deviceId is %d; expected 0 (aclnn_emu emulates one "
                                                    "device).", api, (int)deviceId);
+}
+
+aclError emu_require_device(const char *api)
+{
+    if (!device_set && current_context == NULL) {
+        return emu_fail(ACL_ERROR_RT_CONTEXT_NULL, "%s: the calling thread has no current device; expected "
+                                                   "aclrtSetDevice(0) (or aclrtSetCurrentContext) on this thread "
+                                                   "first, as CANN requires.", api);
+    }
+    if (!emu_acl_initialized() && emu_verbose()) {
+        fprintf(stderr, "[aclnn_emu] %s before aclInit: CANN's runtime does not check it either; portable code "
+                        "calls aclInit first\n", api);
+    }
+    return ACL_SUCCESS;
 }
 
 aclError aclrtSetDevice(int32_t deviceId)

@@ -468,6 +468,12 @@ static aclError malloc_block(const char *api, void **devPtr, size_t size, aclrtM
         return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: policy is %d; expected an aclrtMemMallocPolicy value.", api,
                         (int)policy);
     }
+    if (!unreported) { /* the Python package's result blocks are its own business */
+        aclError status = emu_require_device(api);
+        if (status != ACL_SUCCESS) {
+            return status;
+        }
+    }
     size_t reserved = 0;
     bool mapped = false;
     void *base = allocate_block(size, (int)policy, &reserved, &mapped);
@@ -765,6 +771,10 @@ static aclError memcpy_on(const char *api, void *dst, size_t destMax, const void
     if (!emu_stream_is_valid(stream)) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: stream %p is not a live stream; expected NULL or a stream from "
                                                  "aclrtCreateStream.", api, stream);
+    }
+    status = emu_require_device(api);
+    if (status != ACL_SUCCESS) {
+        return status;
     }
     return submit_copy(api, stream, dst, src, count, 0);
 }

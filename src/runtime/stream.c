@@ -470,6 +470,10 @@ static aclError create_stream(const char *api, aclrtStream *stream, uint32_t pri
     if (stream == NULL) {
         return emu_fail(ACL_ERROR_INVALID_PARAM, "%s: stream is NULL; expected a pointer to aclrtStream.", api);
     }
+    aclError status = emu_require_device(api);
+    if (status != ACL_SUCCESS) {
+        return status;
+    }
     emu_stream *created = calloc(1, sizeof *created);
     if (created == NULL) {
         return emu_fail(ACL_ERROR_BAD_ALLOC, "%s: out of host memory.", api);

@@ -324,6 +324,7 @@ enum { MIB = 1 << 20 };
 static void *cache_churn(void *arg)
 {
     (void)arg;
+    aclrtSetDevice(0); /* each thread needs a current device, as in CANN */
     for (int i = 0; i < 200; ++i) {
         void *p = NULL;
         size_t size = (size_t)(2 + i % 5) * MIB;
@@ -551,10 +552,23 @@ int main(void)
     CHECK(aclrtResetDevice(0) == ACL_SUCCESS);
     CHECK(aclFinalize() == ACL_SUCCESS);
     CHECK_ERROR(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE, "aclFinalize");
-    /* After aclFinalize nothing would release the cache: freed blocks go at once. */
+    /* After aclrtResetDevice the thread has no current device: CANN's 107002. */
     void *late = NULL;
+    CHECK_ERROR(aclrtMalloc(&late, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_CONTEXT_NULL,
+                "aclrtMalloc: the calling thread has no current device");
+    aclrtStream orphan = NULL;
+    CHECK_ERROR(aclrtCreateStream(&orphan), ACL_ERROR_RT_CONTEXT_NULL,
+                "aclrtCreateStream: the calling thread has no current device");
+    char byte = 1, copy = 0;
+    CHECK_ERROR(aclrtMemcpy(&copy, 1, &byte, 1, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_RT_CONTEXT_NULL,
+                "aclrtMemcpy: the calling thread has no current device");
+    CHECK(aclrtMemcpy(&copy, 1, &byte, 0, ACL_MEMCPY_HOST_TO_HOST) == ACL_SUCCESS); /* nothing to copy: fine */
+    /* After aclFinalize nothing would release the cache: freed blocks go at once. A
+     * device set again works without aclInit, as in CANN's runtime (no init check). */
+    CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
     CHECK(aclrtMalloc(&late, 4u << 20, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS);
     CHECK(aclrtFree(late) == ACL_SUCCESS);
+    CHECK(aclrtResetDevice(0) == ACL_SUCCESS);
     CHECK(aclnnEmuGetDeviceCacheBytes() == 0);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -1662,6 +1662,20 @@ static void device_step(runtime_model *m)
                         only(id == 0 ? ACL_SUCCESS : ACL_ERROR_RT_INVALID_DEVICEID))) {
             m->device_set = false;
             mark_all_drained(m);
+            /* Memory needs a current device (CANN's 107002 without one); then
+             * the thread gets its device back, as the other steps assume. */
+            void *probe = NULL;
+            begin_call(ctx, "aclrtMalloc(&probe, 64) with%s a current context",
+                       m->current_context != NULL ? "" : "out");
+            expect_code(ctx, "aclrtMalloc", aclrtMalloc(&probe, 64, ACL_MEM_MALLOC_HUGE_FIRST),
+                        only(m->current_context != NULL ? ACL_SUCCESS : ACL_ERROR_RT_CONTEXT_NULL));
+            if (probe != NULL) {
+                aclrtFree(probe);
+            }
+            begin_call(ctx, "aclrtSetDevice(0) to restore the thread's device");
+            if (expect_code(ctx, "aclrtSetDevice", aclrtSetDevice(0), only(ACL_SUCCESS))) {
+                m->device_set = true;
+            }
         }
         break;
     case 2: {
@@ -2895,7 +2909,9 @@ static void *worker_main(void *arg)
     worker *w = arg;
     runtime_model *m = &w->model;
     fuzz_context *ctx = &m->ctx;
+    aclrtSetDevice(0); /* each thread needs a current device, as in CANN */
     start_model(m);
+    m->device_set = true;
     begin_call(ctx, "aclrtCreateStream(&own)");
     expect_code(ctx, "aclrtCreateStream", aclrtCreateStream(&m->streams[OWN_STREAM].handle), only(ACL_SUCCESS));
     m->streams[OWN_STREAM].persistent = true;

@@ -95,6 +95,7 @@ static void *stress_thread(void *arg)
 {
     stress_arg *me = arg;
     aclrtStream stream = NULL;
+    aclrtSetDevice(0); /* each thread needs a current device, as in CANN */
     if (aclrtCreateStream(&stream) != 0) {
         me->errors++;
         return NULL;

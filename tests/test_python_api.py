@@ -137,6 +137,17 @@ def test_device_tensor_copies_only_the_view_of_a_large_base():
         np.testing.assert_array_equal(t.numpy(), v)
 
 
+def test_device_tensor_from_an_operator_result_in_a_device_block():
+    # Results of 2 MiB and more live in device blocks; copying one (or a view
+    # of one) into a DeviceTensor must not claim it is host memory.
+    x = np.linspace(-1, 1, 1 << 20).astype(np.float32)
+    y = aclnn_emu.silu(x)
+    assert y.nbytes >= 2 << 20
+    for arr in (y, y[5:100001:7], y.reshape(1024, 1024).T):
+        with DeviceTensor.from_numpy(arr) as t:
+            np.testing.assert_array_equal(t.numpy(), arr)
+
+
 def test_device_tensor_negative_strides_are_made_contiguous():
     a = np.arange(24, dtype=np.float32).reshape(4, 6)[::-1, ::-2]
     with DeviceTensor.from_numpy(a) as t:
@@ -645,3 +656,146 @@ def test_cli_paths():
     assert any(f.startswith("libaclnn_emu") for f in os.listdir(libdir))
     assert _cli("--prefix") == os.path.dirname(libdir)
     assert _cli("--version") == aclnn_emu.__version__
+    # several flags: one path per line, in the order asked
+    assert _cli("--cmake-dir", "--include-dir").splitlines() == [cmake_dir, inc]
+    assert _cli("--include-dir", "--cmake-dir", "--lib-dir").splitlines() == [inc, cmake_dir, libdir]
+    assert _cli("--libs", "--prefix").splitlines()[1] == os.path.dirname(libdir)
+
+
+# ------------------------------------------------- threads, waits, inputs, verbose
+
+def _in_thread(fn):
+    box = {}
+
+    def target():
+        try:
+            box["result"] = fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised below
+            box["error"] = e
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+def test_a_thread_without_a_device_gets_107002_from_raw_calls():
+    # CANN's runtime: memory, copies and streams need the calling thread's context.
+    def raw():
+        p = ffi.new("void **")
+        rc = lib.aclrtMalloc(p, 64, lib.ACL_MEM_MALLOC_HUGE_FIRST)
+        return rc, aclnn_emu.errors.last_error_message()
+
+    rc, msg = _in_thread(raw)
+    assert rc == lib.ACL_ERROR_RT_CONTEXT_NULL and "aclrtMalloc" in msg and "no current device" in msg, (rc, msg)
+
+
+def test_package_objects_work_on_any_thread():
+    # The package gives each thread it runs on its device, so Python code never sees 107002.
+    x = np.linspace(-3, 3, 50, dtype=np.float32)
+    made_here = DeviceTensor.from_numpy(x)
+
+    def work():
+        with aclnn_emu.Stream() as s, DeviceTensor.from_numpy(x) as t:
+            y = aclnn_emu.silu(t, stream=s)
+            s.synchronize()
+            return made_here.numpy(), y.numpy()
+
+    back, y = _in_thread(work)
+    np.testing.assert_array_equal(back, x)
+    np.testing.assert_allclose(y, x / (1 + np.exp(-x.astype(np.float64))), rtol=1e-6)
+    made_here.close()
+
+
+def test_waits_are_interruptible_with_ctrl_c():
+    # A stream waiting for an event nobody records yet: synchronize() blocks,
+    # and SIGINT turns into KeyboardInterrupt instead of being ignored.
+    code = r"""
+import os, signal, threading, time
+import aclnn_emu
+s, ev = aclnn_emu.Stream(), aclnn_emu.Event()
+ev.wait(s)
+for wait in (s.synchronize, lambda: aclnn_emu.synchronize(), lambda: aclnn_emu.synchronize(s)):
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    start = time.monotonic()
+    try:
+        wait()
+        print("returned")
+    except KeyboardInterrupt:
+        print("interrupted after %.1f s" % (time.monotonic() - start))
+ev.record()           # the wait can end now
+s.synchronize()
+print("done")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.split("\n")
+    assert [line.split(" after")[0] for line in lines[:3]] == ["interrupted"] * 3, out.stdout
+    assert all(float(line.split()[2]) < 5 for line in lines[:3]), out.stdout
+    assert lines[3] == "done", out.stdout
+
+
+def test_an_event_synchronize_is_interruptible_too():
+    code = r"""
+import os, signal, threading
+import aclnn_emu
+s, gate, ev = aclnn_emu.Stream(), aclnn_emu.Event(), aclnn_emu.Event()
+gate.wait(s)
+ev.record(s)          # behind the wait: not reached until gate is recorded
+threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    ev.synchronize()
+    print("returned")
+except KeyboardInterrupt:
+    print("interrupted")
+gate.record()
+ev.synchronize()
+print("done")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.split() == ["interrupted", "done"], out.stdout
+
+
+def test_verbose_switch_and_a_quiet_import():
+    code = r"""
+import numpy as np, sys
+import aclnn_emu
+print("import done", flush=True)
+assert aclnn_emu.get_verbose()            # ACLNN_EMU_VERBOSE=1 set it
+aclnn_emu.set_verbose(False)
+aclnn_emu.silu(np.ones(3, np.float32))
+print("quiet call done", flush=True)
+aclnn_emu.set_verbose(True)
+assert aclnn_emu.get_verbose()
+aclnn_emu.silu(np.ones(5, np.float32))
+sys.stderr.flush()
+"""
+    env = dict(os.environ, ACLNN_EMU_VERBOSE="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    launches = [line for line in out.stderr.splitlines() if line.startswith("[aclnn_emu] aclnnSilu")]
+    assert len(launches) == 1 and "ACL_FLOAT[5]" in launches[0], out.stderr  # not the import's probe, not [3]
+
+
+def test_inputs_that_are_not_arrays_say_what_was_passed():
+    with pytest.raises(TypeError, match=r"^silu: x: got None; expected a numpy array"):
+        aclnn_emu.silu(None)
+    with pytest.raises(TypeError, match=r"^silu_backward: grad_output: got None"):
+        aclnn_emu.silu_backward(None, np.ones(2, np.float32))
+    with pytest.raises(TypeError, match=r"silu: x: got .*Python objects"):
+        aclnn_emu.silu(object())
+    with pytest.raises(AclnnError) as info:
+        aclnn_emu.silu([1.0, 2.0])
+    assert info.value.code == lib.ACLNN_ERR_PARAM_INVALID
+    assert "ACL_DOUBLE" in info.value.message and "silu: x was a Python list, which numpy made float64" \
+        in info.value.message, info.value.message
+    with pytest.raises(AclnnError, match="aclnnSilu: self was a Python tuple, which numpy made float64"):
+        aclnn_emu.run("aclnnSilu", self=(1.0, 2.0), out=np.zeros(2, np.float32))
+    with pytest.raises(TypeError, match="aclnnAdd: missing argument other"):
+        aclnn_emu.run("aclnnAdd", self=np.ones(2, np.float32), other=None, alpha=1.0, out=np.zeros(2, np.float32))
+    # Lists of the right kind still work where the operator takes their dtype.
+    np.testing.assert_array_equal(
+        aclnn_emu.run("aclnnAdd", self=[1.0, 2.0], other=np.ones(2), alpha=1.0, out=np.zeros(2)), [2.0, 3.0])

@@ -69,45 +69,40 @@ def main(argv=None):
         prog="python -m aclnn_emu",
         description="Print where the installed aclnn_emu C library, headers and CMake package files are.",
     )
-    parser.add_argument("--prefix", action="store_true",
-                        help="the installation prefix, laid out like CANN's (include/, lib64/): "
-                             "give it as CANN_INSTALL_DIR or ASCEND_TOOLKIT_HOME")
-    parser.add_argument("--include-dir", action="store_true",
-                        help="the directory of the C headers (put its aclnnop/ subdirectory on the include "
-                             "path too, for #include \"aclnn_xxx.h\"; --cflags gives both)")
-    parser.add_argument("--lib-dir", action="store_true", help="the directory of libaclnn_emu")
-    parser.add_argument("--cmake-dir", action="store_true", help="the directory of aclnn_emuConfig.cmake")
-    parser.add_argument("--cflags", action="store_true", help="compiler flags: -I<include-dir> -I<include-dir>/aclnnop")
-    parser.add_argument("--libs", action="store_true",
-                        help="linker flags: -L<lib-dir> -lascendcl -lnnopbase -lopapi -Wl,-rpath,<lib-dir>")
+    # Each flag appends its name to args.asked, so the paths print in the order asked.
+    def flag(name, help_text):
+        parser.add_argument("--" + name, dest="asked", action="append_const", const=name, help=help_text)
+
+    flag("prefix", "the installation prefix, laid out like CANN's (include/, lib64/): "
+                   "give it as CANN_INSTALL_DIR or ASCEND_TOOLKIT_HOME")
+    flag("include-dir", "the directory of the C headers (put its aclnnop/ subdirectory on the include "
+                        "path too, for #include \"aclnn_xxx.h\"; --cflags gives both)")
+    flag("lib-dir", "the directory of libaclnn_emu")
+    flag("cmake-dir", "the directory of aclnn_emuConfig.cmake")
+    flag("cflags", "compiler flags: -I<include-dir> -I<include-dir>/aclnnop")
+    flag("libs", "linker flags: -L<lib-dir> -lascendcl -lnnopbase -lopapi -Wl,-rpath,<lib-dir>")
     parser.add_argument("--version", action="version", version=VERSION)
     args = parser.parse_args(argv)
-    requests = [
-        (args.prefix, prefix, os.path.join("include", "acl", "acl.h")),
-        (args.include_dir, include_dir, os.path.join("acl", "acl.h")),
-        (args.lib_dir, lib_dir, None),
-        (args.cmake_dir, cmake_dir, "aclnn_emuConfig.cmake"),
-    ]
-    flags = [(args.cflags, cflags, include_dir()), (args.libs, libs, lib_dir())]
-    if not any(flag for flag, _, _ in requests + flags):
+    # name -> (what prints, the folder that must exist, a file that must be in it)
+    answers = {
+        "prefix": (prefix, prefix, os.path.join("include", "acl", "acl.h")),
+        "include-dir": (include_dir, include_dir, os.path.join("acl", "acl.h")),
+        "lib-dir": (lib_dir, lib_dir, None),
+        "cmake-dir": (cmake_dir, cmake_dir, "aclnn_emuConfig.cmake"),
+        "cflags": (cflags, include_dir, None),
+        "libs": (libs, lib_dir, None),
+    }
+    if not args.asked:
         parser.print_help()
         return 0
     status = 0
-    for flag, fn, marker in requests:
-        if not flag:
-            continue
-        path = fn()
-        if not os.path.isdir(path) or (marker and not os.path.exists(os.path.join(path, marker))):
-            print("aclnn_emu: %s not found (is the package installed from a wheel?)" % path, file=sys.stderr)
-            status = 1
-        print(path)
-    for flag, fn, folder in flags:
-        if not flag:
-            continue
-        if not os.path.isdir(folder):
+    for name in args.asked:
+        answer, folder_of, marker = answers[name]
+        folder = folder_of()
+        if not os.path.isdir(folder) or (marker and not os.path.exists(os.path.join(folder, marker))):
             print("aclnn_emu: %s not found (is the package installed from a wheel?)" % folder, file=sys.stderr)
             status = 1
-        print(fn())
+        print(answer())
     return status
 
 

@@ -33,8 +33,8 @@ import numpy as np
 from ._aclnn_emu_cffi import ffi, lib
 from .errors import AclnnError, check, last_error_message
 from .runtime import _settings_hooks, invalidate_plans, stream_handle
-from .tensor import (DTYPE_TO_ACL, DeviceTensor, acl_dtype, create_tensor, int64_array, normalize_array,
-                     wrap_array)
+from .tensor import (DTYPE_TO_ACL, DeviceTensor, acl_dtype, create_tensor, ensure_thread_device, int64_array,
+                     normalize_array, wrap_array)
 
 __all__ = ["silu", "silu_backward", "invalidate_plans", "release_workspaces"]
 __all__ += ["moe_token_permute", "moe_token_permute_grad", "rotary_position_embedding", "rotary_position_embedding_grad", "rotary_mul", "rotary_mul_backward"]
@@ -178,8 +178,7 @@ class _Plan:
 
 class _ThreadState(threading.local):
     def __init__(self):
-        if threading.current_thread() is not threading.main_thread():
-            lib.aclrtSetDevice(0)  # aclrt state is per thread, as in CANN
+        ensure_thread_device()  # aclrt state is per thread, as in CANN
         self.scratch = (ffi.new("uint64_t *"), ffi.new("aclOpExecutor **"))
         self.workspace = _Workspace()
         #: {(api, shapes and dtypes, argument values, generation): _Plan}
@@ -490,13 +489,14 @@ def _native(dtype):
     return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 
-def _numpy_operand(op, label, a, writable, keep, temps, back):
+def _numpy_operand(op, label, a, writable, keep, temps, back, notes):
     """A numpy operand (an array-like when read only) for the library: ``(aclTensor, DeviceTensor or None)``.
 
     With ZERO_COPY, a new descriptor over the array's memory, or over a copy
     when its byte order or layout needs one (copied back after the run when
     ``writable``); the caller destroys it. Otherwise a DeviceTensor copy (in
-    ``temps``; copied back when ``writable``) and its own handle.
+    ``temps``; copied back when ``writable``) and its own handle. What a
+    converted Python list or number became goes to ``notes`` (for errors).
     """
     if writable:
         if not isinstance(a, _ndarray):
@@ -506,9 +506,14 @@ def _numpy_operand(op, label, a, writable, keep, temps, back):
             raise ValueError("%s: %s is read-only; expected a writable numpy array or a DeviceTensor to write into"
                              % (op.title, label))
     try:
-        arr = normalize_array(a if type(a) is _ndarray else _as_array(a))
+        arr = normalize_array(a if type(a) is _ndarray else _as_array(a, "%s: %s" % (op.title, label)))
     except TypeError as e:
+        if str(e).startswith(op.title + ":"):
+            raise
         raise TypeError("%s: %s: %s" % (op.title, label, e)) from None
+    passed = getattr(a, "passed", "") or getattr(arr, "passed", "")
+    if passed:
+        notes.append(passed)
     if ZERO_COPY:
         if writable and arr is not a:  # staged
             back.append((a, arr))
@@ -522,7 +527,7 @@ def _numpy_operand(op, label, a, writable, keep, temps, back):
     return t.handle, t
 
 
-def _tensor_list(op, name, items, writable, owned, keep, temps, back):
+def _tensor_list(op, name, items, writable, owned, keep, temps, back, notes):
     """An aclTensorList over numpy arrays and DeviceTensors; returns ``(handle, numpy memory handed over)``.
 
     The list gets descriptors of its own (aclDestroyTensorList destroys them);
@@ -535,7 +540,7 @@ def _tensor_list(op, name, items, writable, owned, keep, temps, back):
             if isinstance(item, DeviceTensor):
                 t = item
             else:
-                h, t = _numpy_operand(op, "%s[%d]" % (label, k), item, writable, keep, temps, back)
+                h, t = _numpy_operand(op, "%s[%d]" % (label, k), item, writable, keep, temps, back, notes)
                 if t is None:
                     handles.append(h)
                     host = True
@@ -565,6 +570,7 @@ def _general(op, inputs, outputs, values, stream):
     keep = []  # the numpy buffers the handles point into
     temps = []  # DeviceTensors made for staging
     back = []  # (numpy output, its staged copy), copied back after the run
+    notes = []  # what Python lists and numbers became, for the error message
     host = False  # numpy memory handed to the library
     device_only = True
     try:
@@ -576,14 +582,14 @@ def _general(op, inputs, outputs, values, stream):
                         raise TypeError("%s: missing argument %s" % (op.title, op.label(name)))
                     h = _NULL
                 elif is_list:
-                    h, used_host = _tensor_list(op, name, a, writable, owned, keep, temps, back)
+                    h, used_host = _tensor_list(op, name, a, writable, owned, keep, temps, back, notes)
                     host = host or used_host
                     device_only = device_only and all(isinstance(t, DeviceTensor) for t in a)
                 elif isinstance(a, DeviceTensor):
                     h = a.handle
                 else:
                     device_only = False
-                    h, t = _numpy_operand(op, op.label(name), a, writable, keep, temps, back)
+                    h, t = _numpy_operand(op, op.label(name), a, writable, keep, temps, back, notes)
                     if t is None:
                         owned.append((_destroy, h))
                         host = True
@@ -598,6 +604,10 @@ def _general(op, inputs, outputs, values, stream):
             _set_host_ok(1)
         try:  # results handed back as host arrays must be complete on return
             _execute(op, args, s, stream is not None and not device_only)
+        except AclnnError as e:
+            if not notes:
+                raise
+            raise AclnnError(e.code, "%s (%s)" % (e.message, "; ".join(notes)), e.api) from None
         finally:
             if turned_on:
                 _set_host_ok(0)
@@ -796,11 +806,30 @@ def _launch(op, inputs, outputs, values=(), stream=None, fresh=False):
 # then hands everything to _launch with the operator's description.
 
 
-def _as_array(a):
+class _FromPython(np.ndarray):
+    """An array numpy made from a Python list, tuple or number; ``passed`` says so in error messages
+    (numpy makes Python floats float64, which few aclnn operators take)."""
+
+    passed = ""
+
+
+def _as_array(a, label=None):
     """``a`` as a numpy array: objects with ``__dlpack__`` (a CPU torch tensor, for one) are taken without a
-    copy, bf16 ones through a 16-bit integer view; other array-likes through ``np.asarray``."""
-    if not hasattr(a, "__dlpack__") or isinstance(a, _ndarray):
-        return np.asarray(a)
+    copy, bf16 ones through a 16-bit integer view; other array-likes through ``np.asarray``.
+
+    ``label`` ("silu: x") prefixes the TypeError for None or for what numpy can only hold as objects.
+    """
+    if a is None or (not hasattr(a, "__dlpack__") or isinstance(a, _ndarray)):
+        arr = np.asarray(a)
+        if arr.dtype == object:
+            what = "None" if a is None else "a %s numpy can only hold as Python objects" % type(a).__name__
+            raise TypeError("%sgot %s; expected a numpy array, a DeviceTensor or an array-like of numbers"
+                            % (label + ": " if label else "", what))
+        if not isinstance(a, (_ndarray, np.generic)) and not hasattr(a, "__array__"):
+            arr = arr.view(_FromPython)
+            arr.passed = "%s was a Python %s, which numpy made %s" % (label or "an argument", type(a).__name__,
+                                                                     arr.dtype)
+        return arr
     try:
         return np.from_dlpack(a)
     except (BufferError, TypeError, RuntimeError):
@@ -811,9 +840,9 @@ def _as_array(a):
         return np.from_dlpack(a.view(torch.int16)).view(_BF16_DTYPE)
 
 
-def _operand(a):
-    """``a`` as a numpy array or DeviceTensor (array-likes converted)."""
-    return a if isinstance(a, (_ndarray, DeviceTensor)) else _as_array(a)
+def _operand(a, label=None):
+    """``a`` as a numpy array or DeviceTensor (array-likes converted; ``label`` names it in errors)."""
+    return a if isinstance(a, (_ndarray, DeviceTensor)) else _as_array(a, label)
 
 
 def _result(shape, dtype, device=False):
@@ -853,7 +882,7 @@ def silu(x, out=None, *, stream=None):
     if type(x) is _ndarray and x.dtype.isnative and x.nbytes < _BLOCK_RESULT_MIN:
         out = _np_empty(x.shape, x.dtype)
     else:
-        x = _operand(x)
+        x = _operand(x, "silu: x")
         out = _result(x.shape, _native(x.dtype), isinstance(x, DeviceTensor))
     _launch(_SILU, (x,), (out,), (), stream, True)
     return out
@@ -897,7 +926,7 @@ def silu_backward(grad_output, x, out=None, *, stream=None):
             and x.nbytes < _BLOCK_RESULT_MIN):
         out = _np_empty(x.shape, dtype)
     else:
-        dy, x = _operand(dy), _operand(x)
+        dy, x = _operand(dy, "silu_backward: grad_output"), _operand(x, "silu_backward: x")
         dtype = _native(x.dtype)
         if _native(dy.dtype) != dtype:
             dtype = np.dtype(np.float32)
@@ -936,7 +965,7 @@ def rotary_position_embedding(x, cos, sin, mode=0, out=None, *, stream=None):
     mode = operator.index(mode)
     fresh = out is None
     if fresh:
-        x = _operand(x)
+        x = _operand(x, "rotary_position_embedding: x")
         out = _result(x.shape, _native(x.dtype), _all_device(x, cos, sin))
     _launch(_ROPE, (x, cos, sin), (out,), (mode,), stream, fresh)
     return out
@@ -964,9 +993,10 @@ def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
     """
     mode = operator.index(mode)
     has_x = x is not None
-    dy, cos, sin = _operand(dy), _operand(cos), _operand(sin)
+    title = "rotary_position_embedding_grad: "
+    dy, cos, sin = _operand(dy, title + "dy"), _operand(cos, title + "cos"), _operand(sin, title + "sin")
     if has_x:
-        x = _operand(x)
+        x = _operand(x, title + "x")
     for a in (dy, cos, sin, x) if has_x else (dy, cos, sin):
         if _native(a.dtype) not in DTYPE_TO_ACL:
             raise TypeError("aclnn_emu has no aclDataType for numpy dtype %s" % a.dtype)
@@ -980,9 +1010,9 @@ def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
     return (dx, dcos, dsin) if has_x else (dx, None, None)
 
 
-def _like(a, ref):
+def _like(a, ref, label):
     """``a`` as an array of ``ref``'s dtype (torch_npu casts r1/r2 to x's dtype)."""
-    a = _as_array(a)
+    a = _as_array(a, label)
     return a if a.dtype == ref.dtype else a.astype(ref.dtype)
 
 
@@ -991,8 +1021,8 @@ def rotary_mul(x, r1, r2):
 
     r1 and r2 (cos and sin) are cast to ``x``'s dtype, as torch_npu does.
     """
-    x = _as_array(x)
-    return rotary_position_embedding(x, _like(r1, x), _like(r2, x), 0)
+    x = _as_array(x, "rotary_mul: x")
+    return rotary_position_embedding(x, _like(r1, x, "rotary_mul: r1"), _like(r2, x, "rotary_mul: r2"), 0)
 
 
 def rotary_mul_backward(x, r1, r2, dy, need_backward=True):
@@ -1006,19 +1036,25 @@ def rotary_mul_backward(x, r1, r2, dy, need_backward=True):
         ``dy * cat(-x2, x1)`` over the broadcast axes, shaped like r1/r2) are
         None when ``need_backward`` is false.
     """
-    x = _as_array(x)
-    return rotary_position_embedding_grad(_like(dy, x), _like(r1, x), _like(r2, x), x if need_backward else None, 0)
+    title = "rotary_mul_backward: "
+    x = _as_array(x, title + "x")
+    return rotary_position_embedding_grad(_like(dy, x, title + "dy"), _like(r1, x, title + "r1"),
+                                          _like(r2, x, title + "r2"), x if need_backward else None, 0)
 
 
 def _accepts_host_memory():
     """Whether the library takes numpy (host) memory as tensor data; probed once at import."""
     x = np.zeros(1, np.float32)
+    verbose = lib.aclnnEmuGetVerbose()
+    lib.aclnnEmuSetVerbose(0)  # the probe is ours, not a launch of the user's to log
     try:
         _general(_SILU, (x,), (np.empty_like(x),), (), None)
     except AclnnError as e:
         if e.code != lib.ACLNN_ERR_PARAM_INVALID:
             raise
         return False
+    finally:
+        lib.aclnnEmuSetVerbose(verbose)
     return True
 
 
@@ -1032,8 +1068,8 @@ ZERO_COPY = _accepts_host_memory()
 # input.
 
 
-def _contiguous(a):
-    return np.ascontiguousarray(normalize_array(_as_array(a)))
+def _contiguous(a, label):
+    return np.ascontiguousarray(normalize_array(_as_array(a, label)))
 
 
 _MOE_PERMUTE = _operator("aclnnMoeTokenPermute").renamed(
@@ -1063,8 +1099,8 @@ def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False):
         AclnnError: 161002 for dtypes or padded mode, 561002 for shapes (the
         message names the argument).
     """
-    tokens = _contiguous(tokens)
-    indices = _contiguous(indices)
+    tokens = _contiguous(tokens, "moe_token_permute: tokens")
+    indices = _contiguous(indices, "moe_token_permute: indices")
     topk = indices.shape[1] if indices.ndim == 2 else 1
     slots = indices.shape[0] * topk if indices.ndim in (1, 2) else indices.size
     n = int(num_out_tokens)
@@ -1095,8 +1131,8 @@ def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, *, pa
     Raises:
         AclnnError: 161002 for dtypes, padded mode or num_topk; 561002 for shapes.
     """
-    grad = _contiguous(permuted_output_grad)
-    idx = _contiguous(sorted_indices)
+    grad = _contiguous(permuted_output_grad, "moe_token_permute_grad: permuted_output_grad")
+    idx = _contiguous(sorted_indices, "moe_token_permute_grad: sorted_indices")
     k = int(num_topk)
     tokens = idx.size // k if k >= 1 else 0
     width = grad.shape[1] if grad.ndim == 2 else 1
@@ -1135,7 +1171,7 @@ def fused_floyd_attention(q, k1, v1, k2, v2, mask=None, scale=1.0, *, stream=Non
     Raises:
         AclnnError: 161002 for dtypes, 561002 for shapes (the message names the argument).
     """
-    q = _operand(q)
+    q = _operand(q, "fused_floyd_attention: q")
     B, H, N, M = q.shape[:4] if len(q.shape) == 5 else (0,) * 4
     smax = _empty((B, H, N, M, 8), np.float32)
     ssum = _empty((B, H, N, M, 8), np.float32)
@@ -1162,7 +1198,8 @@ def fused_floyd_attention_grad(q, k1, v1, k2, v2, dy, mask, softmax_max, softmax
     Raises:
         AclnnError: 161002 for dtypes, 561002 for shapes (the message names the argument).
     """
-    q, k1, k2 = _operand(q), _operand(k1), _operand(k2)
+    title = "fused_floyd_attention_grad: "
+    q, k1, k2 = _operand(q, title + "q"), _operand(k1, title + "k1"), _operand(k2, title + "k2")
     dt = _native(q.dtype)
     outputs = (_empty(q.shape, dt), _empty(k1.shape, dt), _empty(k1.shape, dt), _empty(k2.shape, dt),
                _empty(k2.shape, dt))

@@ -1,7 +1,8 @@
 """Streams and the process-wide settings of aclnn_emu (ISA cap, threads, product)."""
 
 from ._aclnn_emu_cffi import ffi, lib
-from .errors import check
+from .errors import AclnnError, check, last_error_message
+from .tensor import ensure_thread_device
 
 __all__ = [
     "Stream",
@@ -19,6 +20,8 @@ __all__ = [
     "library_version",
     "stream_handle",
     "invalidate_plans",
+    "set_verbose",
+    "get_verbose",
 ]
 
 #: Called (without arguments) on every settings change made through this module.
@@ -36,6 +39,25 @@ def invalidate_plans():
         hook()
 
 
+#: Milliseconds per slice of a host-side wait: between slices Python runs its
+#: signal handlers, so Ctrl-C (KeyboardInterrupt) stops a wait that might
+#: never end (a stream waiting for an event no one records).
+_WAIT_SLICE_MS = 100
+
+
+def _wait_in_slices(timed_call, timeout_code, api):
+    """Call ``timed_call(_WAIT_SLICE_MS)`` until it succeeds; raise for any error but its own timeout."""
+    while True:
+        code = timed_call(_WAIT_SLICE_MS)
+        if code == 0:
+            return
+        message = last_error_message()
+        # The timed calls say "after timeout" only when the slice ran out; a
+        # stuck wait the library gave up reports the same code with its own story.
+        if code != timeout_code or "after timeout" not in message:
+            raise AclnnError(code, message, api)
+
+
 #: ISA level names in increasing order; the index is the ``aclnnEmuIsa`` value.
 ISA_NAMES = ("scalar", "avx2", "avx512", "avx512_bf16")
 
@@ -49,6 +71,7 @@ class _RuntimeHandle:
     _create = _destroy = None  # the lib functions
 
     def __init__(self):
+        ensure_thread_device()
         p = ffi.new("aclrt%s *" % self._kind.capitalize())
         check(self._create(p), "aclrtCreate" + self._kind.capitalize())
         self._handle = p[0]
@@ -110,8 +133,10 @@ class Stream(_RuntimeHandle):
     _destroy = lib.aclrtDestroyStream
 
     def synchronize(self):
-        """Block until all work queued on the stream is done."""
-        check(lib.aclrtSynchronizeStream(self.handle), "aclrtSynchronizeStream")
+        """Block until all work queued on the stream is done (Ctrl-C interrupts the wait)."""
+        handle = self.handle
+        _wait_in_slices(lambda ms: lib.aclrtSynchronizeStreamWithTimeout(handle, ms),
+                        lib.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "aclrtSynchronizeStream")
 
     def query(self):
         """True when all work queued on the stream is done (never blocks)."""
@@ -159,8 +184,10 @@ class Event(_RuntimeHandle):
         check(lib.aclrtResetEvent(self.handle, stream_handle(stream)), "aclrtResetEvent")
 
     def synchronize(self):
-        """Block until the event's pending records have run (at once if it was never recorded)."""
-        check(lib.aclrtSynchronizeEvent(self.handle), "aclrtSynchronizeEvent")
+        """Block until the event's pending records have run (at once if it was never recorded; Ctrl-C interrupts)."""
+        handle = self.handle
+        _wait_in_slices(lambda ms: lib.aclrtSynchronizeEventWithTimeout(handle, ms),
+                        lib.ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "aclrtSynchronizeEvent")
 
     def query(self):
         """True when the event is recorded and its records have run (never blocks)."""
@@ -187,11 +214,17 @@ def stream_handle(stream):
 
 
 def synchronize(stream=None):
-    """Wait for queued work: on ``stream`` if given, otherwise on every stream of the device."""
+    """Wait for queued work: on ``stream`` if given, otherwise on every stream of the device.
+
+    Ctrl-C (KeyboardInterrupt) interrupts the wait; the work stays queued.
+    """
     if stream is None:
-        check(lib.aclrtSynchronizeDevice(), "aclrtSynchronizeDevice")
+        _wait_in_slices(lib.aclrtSynchronizeDeviceWithTimeout, lib.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                        "aclrtSynchronizeDevice")
     else:
-        check(lib.aclrtSynchronizeStream(stream_handle(stream)), "aclrtSynchronizeStream")
+        handle = stream_handle(stream)
+        _wait_in_slices(lambda ms: lib.aclrtSynchronizeStreamWithTimeout(handle, ms),
+                        lib.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "aclrtSynchronizeStream")
 
 
 def _isa_value(name_or_enum):
@@ -263,3 +296,17 @@ def last_kernel():
 def library_version():
     """The C library's version string, ``"MAJOR.MINOR.PATCH"``."""
     return ffi.string(lib.aclnnEmuVersion()).decode()
+
+
+def set_verbose(enabled):
+    """Log every launch (operator, stream, dtypes, shapes, kernel, time) to stderr, or stop logging.
+
+    The same switch as ``aclnnEmuSetVerbose`` and the ``ACLNN_EMU_VERBOSE``
+    environment variable (read once, at load); process wide.
+    """
+    check(lib.aclnnEmuSetVerbose(1 if enabled else 0), "aclnnEmuSetVerbose")
+
+
+def get_verbose():
+    """Whether launches are logged (:func:`set_verbose`)."""
+    return bool(lib.aclnnEmuGetVerbose())

@@ -1,5 +1,6 @@
 """numpy <-> aclTensor: dtype mapping, zero-copy views of numpy arrays, and :class:`DeviceTensor`."""
 
+import threading
 import weakref
 
 import ml_dtypes
@@ -8,7 +9,21 @@ import numpy as np
 from ._aclnn_emu_cffi import ffi, lib
 from .errors import AclnnError, check, last_error_message
 
-__all__ = ["DeviceTensor", "acl_dtype", "numpy_dtype", "DTYPE_TO_ACL", "ACL_TO_DTYPE"]
+__all__ = ["DeviceTensor", "acl_dtype", "numpy_dtype", "DTYPE_TO_ACL", "ACL_TO_DTYPE", "ensure_thread_device"]
+
+_thread = threading.local()
+
+
+def ensure_thread_device():
+    """Give the calling thread its current device (``aclrtSetDevice(0)``) once.
+
+    aclrt state is per thread, as in CANN: memory, copies and streams fail
+    with 107002 on a thread without a device. The package sets it for every
+    thread that uses it, so Python code never has to.
+    """
+    if not getattr(_thread, "device", False):
+        check(lib.aclrtSetDevice(0), "aclrtSetDevice")
+        _thread.device = True
 
 _PAIRS = [
     (np.float32, "ACL_FLOAT"),
@@ -252,6 +267,7 @@ class DeviceTensor:
         self.storage_size = storage_elems
         code = acl_dtype(self.dtype)
         if nbytes:
+            ensure_thread_device()
             p = ffi.new("void **")
             check(lib.aclrtMalloc(p, nbytes, lib.ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc")
             self._data = p[0]
@@ -298,7 +314,9 @@ class DeviceTensor:
         self = cls._make(arr.shape, arr.dtype, strides, offset, (storage,), nbytes)
         try:
             src = ffi.cast("void *", base_ptr)
-            check(lib.aclrtMemcpy(self._data, nbytes, src, nbytes, lib.ACL_MEMCPY_HOST_TO_DEVICE), "aclrtMemcpy")
+            # DEFAULT, not HOST_TO_DEVICE: the array may itself be an operator's
+            # result living in a device block (results of 2 MiB and more do).
+            check(lib.aclrtMemcpy(self._data, nbytes, src, nbytes, lib.ACL_MEMCPY_DEFAULT), "aclrtMemcpy")
         except BaseException:
             self.close()
             raise
@@ -307,6 +325,7 @@ class DeviceTensor:
     def _storage_to_host(self):
         host = np.empty(self.storage_size, self.dtype)
         if self._nbytes:
+            ensure_thread_device()
             check(
                 lib.aclrtMemcpy(
                     ffi.from_buffer(host, require_writable=True),

@@ -73,3 +73,7 @@ def test_run_samples_target(c_build):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     assert "out result[0] is: 0.927671" in result.stdout
+    # each sample ends with its verdict against independently computed values
+    verdicts = re.findall(r"^(\w+): OK, (\d+) of (\d+) printed values match", result.stdout, flags=re.M)
+    assert len(verdicts) == 6 and all(n == m for _, n, m in verdicts), result.stdout[-4000:]
+    assert "== all 6 samples OK" in result.stdout

@@ -2,11 +2,15 @@
 as the standalone CMake project in samples/ (find_package(aclnn_emu) through
 ``python -m aclnn_emu --cmake-dir``) and with a plain compiler line linking
 ``-lascendcl -lnnopbase -lopapi`` as CANN's docs do. Both must print the
-six values of cann_facts.md ("Expected outputs of the seed samples")."""
+six values of cann_facts.md ("Expected outputs of the seed samples").
+
+Then the sample checker (samples/check_sample.cmake, which `run_samples` runs):
+its verdict on right and on altered sample output, and on the real samples."""
 
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -61,21 +65,28 @@ def run_sample(binary, lib_dir):
     return result
 
 
-@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
-def test_sample_cmake_project_against_installed_package(installed, tmp_path):
-    build = tmp_path / "build"
+@pytest.fixture(scope="module")
+def samples_build(installed, tmp_path_factory):
+    """samples/ configured and built as a standalone project against the installed package."""
+    if shutil.which("cmake") is None:
+        pytest.skip("cmake is not installed")
+    build = tmp_path_factory.mktemp("samples-build")
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     configure = subprocess.run(
         ["cmake", "-S", str(ROOT / "samples"), "-B", str(build), *generator, "-DCMAKE_BUILD_TYPE=Release",
          "-DCMAKE_PREFIX_PATH=" + installed["cmake-dir"]],
         capture_output=True, text=True)
     assert configure.returncode == 0, configure.stdout[-3000:] + configure.stderr[-3000:]
-    cache = (build / "CMakeCache.txt").read_text()
-    found = re.search(r"^aclnn_emu_DIR:PATH=(.*)$", cache, re.M)
-    assert found and os.path.realpath(found.group(1)) == os.path.realpath(installed["cmake-dir"]), found
     compile_ = subprocess.run(["cmake", "--build", str(build), "--parallel", "2"], capture_output=True, text=True)
     assert compile_.returncode == 0, compile_.stdout[-3000:] + compile_.stderr[-3000:]
-    binary = build / "test_aclnn_silu_grad"
+    return build
+
+
+def test_sample_cmake_project_against_installed_package(installed, samples_build):
+    cache = (samples_build / "CMakeCache.txt").read_text()
+    found = re.search(r"^aclnn_emu_DIR:PATH=(.*)$", cache, re.M)
+    assert found and os.path.realpath(found.group(1)) == os.path.realpath(installed["cmake-dir"]), found
+    binary = samples_build / "test_aclnn_silu_grad"
     assert binary.is_file()
     check_output(run_sample(binary, installed["lib-dir"]))
 
@@ -105,3 +116,153 @@ def test_headers_compile_as_c11(installed, tmp_path):
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-3000:]
     assert subprocess.run([str(binary)]).returncode == 0
+
+
+# ---------------------------------------------------------------- the sample checker
+CHECKER = ROOT / "samples" / "check_sample.cmake"
+EXPECTED_DIR = ROOT / "samples" / "expected"
+SAMPLE_DIRS = ["silu_backward", "moe_token_permute_grad", "moe_token_permute", "rotary_position_embedding_grad",
+               "rotary_mul_grad", "fused_floyd_attention_grad"]
+SILU_OUTPUT = "".join("out result[%d] is: %s\n" % (i, v) for i, v in enumerate(EXPECTED))
+# The Floyd sample's summary of each fp16 output (see its header comment): the
+# even-d half exactly 0, the odd-d half +inf (0x7C00); the sample prints the first
+# floats of the buffer, each an fp16 pair (0x0000, 0x7C00) read as a float.
+FLOYD_PAIR = "%f" % struct.unpack("<f", struct.pack("<HH", 0x0000, 0x7C00))[0]
+FLOYD_HASH = "6d1d35ca4b9d0383"  # FNV-1a of those bytes, 8388608 fp16 values
+
+
+def floyd_output(nan_in=None):
+    lines = []
+    for name in ("dq", "dk1", "dv1", "dk2", "dv2"):
+        infs, nans = (4194303, 1) if name == nan_in else (4194304, 0)
+        lines.append("%s: 8388608 values, 4194304 zero, %d inf, %d nan, finite sum 0, fnv1a %s"
+                     % (name, infs, nans, FLOYD_HASH))
+        lines += ["mean result[%d] is: %s" % (i, FLOYD_PAIR) for i in range(4)]
+    return "\n".join(lines) + "\n"
+
+
+def check(name, output, tmp_path, exit_code=None):
+    """The checker on saved output: (return code, its one printed line)."""
+    saved = tmp_path / (name + ".out")
+    saved.write_text(output)
+    cmd = ["cmake", "-DNAME=" + name, "-DEXPECTED=%s/%s.txt" % (EXPECTED_DIR, name), "-DOUTPUT_FILE=%s" % saved]
+    if exit_code is not None:
+        cmd.append("-DEXIT_CODE=%d" % exit_code)
+    result = subprocess.run(cmd + ["-P", str(CHECKER)], capture_output=True, text=True)
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1, result.stdout + result.stderr
+    return result.returncode, lines[0]
+
+
+needs_cmake = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+
+
+@needs_cmake
+def test_checker_passes_the_documented_silu_values(tmp_path):
+    rc, verdict = check("silu_backward", SILU_OUTPUT, tmp_path)
+    assert rc == 0, verdict
+    assert verdict.startswith("silu_backward: OK, 6 of 6 printed values match "), verdict
+
+
+@needs_cmake
+@pytest.mark.parametrize("index, printed", [(0, "0.927681"), (3, "1.100000"), (3, "nan"), (5, "-nan"), (2, "inf"),
+                                            (4, "")])
+def test_checker_fails_an_altered_value_and_names_it(tmp_path, index, printed):
+    lines = SILU_OUTPUT.splitlines()
+    lines[index] = "out result[%d] is: %s" % (index, printed)
+    rc, verdict = check("silu_backward", "\n".join(lines) + "\n", tmp_path)
+    assert rc != 0, verdict
+    assert verdict.startswith("silu_backward: FAILED: value %d of 6 (line %d) is %s, expected %s"
+                              % (index + 1, index + 1, printed or "missing", EXPECTED[index][:6])), verdict
+
+
+@needs_cmake
+@pytest.mark.parametrize("output, message", [
+    (SILU_OUTPUT.replace("out result[5] is: 1.012326\n", ""), "the output has 5 lines, expected 6"),
+    (SILU_OUTPUT + "out result[6] is: 1.000000\n", "1 line(s) more than the expected 6"),
+    (SILU_OUTPUT.replace("result[2]", "result[7]"), "line 3 is `out result[7] is: 1.088104`"),
+    ("", "the output has 0 lines, expected 6"),
+], ids=["missing", "extra", "changed", "empty"])
+def test_checker_fails_missing_extra_or_changed_lines(tmp_path, output, message):
+    rc, verdict = check("silu_backward", output, tmp_path)
+    assert rc != 0 and verdict.startswith("silu_backward: FAILED: " + message), verdict
+
+
+@needs_cmake
+def test_checker_fails_a_sample_that_exits_non_zero(tmp_path):
+    """Run mode: the output passes through, then the verdict, even when every value is right."""
+    program = tmp_path / "sample.sh"
+    program.write_text("#!/bin/sh\nprintf '%s'\nexit 3\n" % SILU_OUTPUT)
+    program.chmod(0o755)
+    result = subprocess.run(["cmake", "-DNAME=silu_backward", "-DEXPECTED=%s/silu_backward.txt" % EXPECTED_DIR,
+                             "-DPROGRAM=%s" % program, "-P", str(CHECKER)], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert result.stdout.startswith(SILU_OUTPUT), result.stdout
+    assert result.stdout[len(SILU_OUTPUT):] == "silu_backward: FAILED: the sample exited with status 3\n"
+
+
+@needs_cmake
+def test_checker_counts_the_floyd_infs(tmp_path):
+    rc, verdict = check("fused_floyd_attention_grad", floyd_output(), tmp_path)
+    assert rc == 0, verdict
+    assert verdict == ("fused_floyd_attention_grad: OK, 50 of 50 printed values match values computed in float64 "
+                       "from the sample's inputs; 20971520 output elements are inf as expected "
+                       "(fp16 overflow of the sample's own inputs)")
+
+
+@needs_cmake
+def test_checker_fails_a_floyd_nan_in_place_of_an_inf(tmp_path):
+    rc, verdict = check("fused_floyd_attention_grad", floyd_output(nan_in="dk2"), tmp_path)
+    assert rc != 0
+    assert verdict.startswith("fused_floyd_attention_grad: FAILED: value 33 of 50 (line 16) is 4194303, "
+                              "expected exactly 4194304 (inf elements)"), verdict
+    # a finite value where the fp16 output should be inf changes the pair read as a float
+    finite = floyd_output().replace(FLOYD_PAIR, "%f" % struct.unpack("<f", struct.pack("<HH", 0, 0x7BFF))[0], 1)
+    rc, verdict = check("fused_floyd_attention_grad", finite, tmp_path)
+    assert rc != 0 and verdict.startswith("fused_floyd_attention_grad: FAILED: value 7 of 50 (line 2) is "), verdict
+
+
+def render(template_line):
+    """A template line as a passing output would print it: each placeholder's expected value."""
+    line = re.sub(r"\{~ (\S+) \S+ \S+\}", lambda m: m.group(1), template_line)
+    return re.sub(r"\{(?:=|inf) ([^}]*)\}", lambda m: m.group(1), line)
+
+
+@needs_cmake
+@pytest.mark.parametrize("name", SAMPLE_DIRS)
+def test_every_sample_has_expected_values_the_checker_reads(tmp_path, name):
+    sources = re.findall(r"^\s+(\w+)/\w+\.cpp$", (ROOT / "samples" / "CMakeLists.txt").read_text(), re.M)
+    assert sources == SAMPLE_DIRS
+    template = (EXPECTED_DIR / (name + ".txt")).read_text().splitlines()
+    lines = [render(line) for line in template if not line.startswith("#")]
+    assert lines and not any("{" in line for line in lines)
+    rc, verdict = check(name, "\n".join(lines) + "\n", tmp_path)
+    count = sum(len(re.findall(r"\{(?:~|=|inf) ", line)) for line in template)
+    assert rc == 0 and verdict.startswith("%s: OK, %d of %d printed values match " % (name, count, count)), verdict
+
+
+@pytest.mark.slow  # test_c_suite runs the same target from the source tree in the default suite
+def test_run_samples_ends_each_sample_with_an_ok_verdict(samples_build):
+    """`run_samples` (5 to 20 s; the Floyd sample needs 1.3 GB): every sample's output, then its OK verdict."""
+    result = subprocess.run(["cmake", "--build", str(samples_build), "--target", "run_samples"],
+                            capture_output=True, text=True, timeout=1800)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    sections = re.split(r"^== (\w+) \(\w+\)\n", result.stdout, flags=re.M)
+    assert sections[1::2] == SAMPLE_DIRS, result.stdout[-4000:]
+    for name, body in zip(sections[1::2], sections[2::2]):
+        lines = body.splitlines()
+        if name == SAMPLE_DIRS[-1]:
+            assert lines[-1] == "== all 6 samples OK", body[-2000:]
+            lines.pop()
+        assert len(lines) > 1, body
+        assert re.fullmatch(r"%s: OK, (\d+) of \1 printed values match .+" % name, lines[-1]), body[-2000:]
+    assert "20971520 output elements are inf as expected (fp16 overflow of the sample's own inputs)" in result.stdout
+
+
+@pytest.mark.slow
+def test_expected_files_are_what_the_generator_writes():
+    """samples/expected/*.txt are reproducible: generate.py --check recomputes them (about 30 s, 1.2 GB)."""
+    pytest.importorskip("numpy")
+    result = subprocess.run([sys.executable, str(EXPECTED_DIR / "generate.py"), "--check"],
+                            capture_output=True, text=True, timeout=1800)
+    assert result.returncode == 0, result.stdout + result.stderr

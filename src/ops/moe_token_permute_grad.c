@@ -132,13 +132,21 @@ static const char *run_grad(aclOpExecutor *executor, void *workspace)
     return kernel_name(out->dtype, k);
 }
 
+/* CANN's A2/A3 tiling checks none of these shapes (the kernel reads dim 1
+ * as the hidden size whatever the rank); we take the shapes the forward
+ * makes, rows being all dimensions after the first as MoeTokenPermute's
+ * tokens are, so a 3-D forward has a 3-D gradient, and refuse the rest
+ * with 561002 instead of reading past a row. */
 static aclnnStatus check_shapes(const char *api, const aclTensor *grad, const aclTensor *indices, int64_t numTopk,
                                 const aclTensor *out)
 {
     char have[256], want[256];
-    if (grad->view.rank != 2) {
-        return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: permutedOutputGrad has shape %s; expected a 2-D tensor "
-                                                      "[tokens_num * numTopk, hidden_size].", api,
+    const int64_t row_elems = emu_moe_row_elems(&grad->view);
+    if (grad->view.rank < 2 || row_elems < 0 ||
+        row_elems > INT64_MAX / (int64_t)emu_dtype_size(grad->view.dtype)) {
+        return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: permutedOutputGrad has shape %s; expected at least 2 "
+                                                      "dimensions [tokens_num * numTopk, hidden...] with rows of "
+                                                      "at most 2^63 - 1 bytes.", api,
                         emu_shape_string(&grad->view, have, sizeof have));
     }
     if (indices->view.rank != 1) {
@@ -146,15 +154,19 @@ static aclnnStatus check_shapes(const char *api, const aclTensor *grad, const ac
                                                       "[tokens_num * numTopk].", api,
                         emu_shape_string(&indices->view, have, sizeof have));
     }
-    emu_view expected = out->view;
-    expected.rank = 2;
+    emu_view expected = grad->view;
     expected.shape[0] = indices->view.shape[0] / numTopk;
-    expected.shape[1] = grad->view.shape[1];
-    if (!emu_view_same_shape(&out->view, &expected)) {
-        return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: out has shape %s; expected %s, [len(sortedIndices) / "
-                                                      "numTopk, permutedOutputGrad.shape[1]].", api,
+    if (!emu_view_same_shape(&out->view, &expected) &&
+        (out->view.rank != 2 || out->view.shape[0] != expected.shape[0] || out->view.shape[1] != row_elems)) {
+        emu_view flat = expected;
+        flat.rank = 2;
+        flat.shape[1] = row_elems;
+        char flat_text[256];
+        return emu_fail(ACLNN_ERR_INNER_TILING_ERROR, "%s: out has shape %s; expected %s (len(sortedIndices) / "
+                                                      "numTopk rows shaped as permutedOutputGrad's) or %s.", api,
                         emu_shape_string(&out->view, have, sizeof have),
-                        emu_shape_string(&expected, want, sizeof want));
+                        emu_shape_string(&expected, want, sizeof want),
+                        emu_shape_string(&flat, flat_text, sizeof flat_text));
     }
     return ACLNN_SUCCESS;
 }
@@ -210,7 +222,7 @@ aclnnStatus aclnnMoeTokenPermuteGradGetWorkspaceSize(const aclTensor *permutedOu
     grad_plan *plan = (grad_plan *)planned->plan;
     memset(plan, 0, sizeof *plan);
     plan->tokens = out->view.shape[0];
-    plan->width = out->view.shape[1];
+    plan->width = emu_moe_row_elems(&permutedOutputGrad->view);
     plan->topk = numTopk;
     plan->rows = permutedOutputGrad->view.shape[0];
     uint64_t total = 0;

@@ -59,6 +59,28 @@ def test_package_basics():
     assert aclnn_emu.get_num_threads() >= 1
 
 
+def test_wheel_metadata_has_license_readme_and_urls():
+    from importlib.metadata import metadata
+
+    meta = metadata("aclnn_emu")
+    assert "Apache License" in (meta.get("License") or "") or meta.get("License-Expression") == "Apache-2.0" \
+        or "LICENSE" in (meta.get_all("License-File") or []), dict(meta)
+    assert "License :: OSI Approved :: Apache Software License" in meta.get_all("Classifier")
+    assert meta.get("Description-Content-Type") == "text/markdown"
+    assert "aclnn two-phase operator API" in meta.get_payload() or "aclnn two-phase" in (meta.get("Description") or "")
+    assert any("github.com/hicann" in url for url in meta.get_all("Project-URL"))
+
+
+def test_help_lists_every_numpy_function():
+    import pydoc
+
+    text = pydoc.render_doc(aclnn_emu, renderer=pydoc.plaintext)
+    for name in ("silu", "silu_backward", "rotary_mul", "rotary_mul_backward", "moe_token_permute",
+                 "moe_token_permute_grad", "fused_floyd_attention", "fused_floyd_attention_grad", "run",
+                 "operators", "set_verbose"):
+        assert "\n    %s(" % name in text, name
+
+
 def test_every_public_callable_is_documented():
     for name in aclnn_emu.__all__:
         obj = getattr(aclnn_emu, name)
@@ -799,3 +821,66 @@ def test_inputs_that_are_not_arrays_say_what_was_passed():
     # Lists of the right kind still work where the operator takes their dtype.
     np.testing.assert_array_equal(
         aclnn_emu.run("aclnnAdd", self=[1.0, 2.0], other=np.ones(2), alpha=1.0, out=np.zeros(2)), [2.0, 3.0])
+
+
+# ---------------------------------------------- one rule for every numpy function
+
+def _cases():
+    """(name, call(args..., **kw), args): small valid inputs for each numpy function."""
+    rng = np.random.default_rng(5)
+    f32 = lambda *shape: rng.uniform(-1, 1, shape).astype(np.float32)  # noqa: E731
+    x4 = f32(1, 4, 2, 8)
+    cos, sin = f32(1, 4, 1, 8), f32(1, 4, 1, 8)
+    tokens, ids = f32(6, 4), rng.integers(0, 3, (6, 2)).astype(np.int32)
+    q, k1, v1 = f32(1, 1, 16, 128, 32), f32(1, 1, 16, 128, 32), f32(1, 1, 16, 128, 32)
+    k2, v2 = f32(1, 1, 128, 128, 32), f32(1, 1, 128, 128, 32)
+    y, smax, ssum = aclnn_emu.fused_floyd_attention(q, k1, v1, k2, v2, None, 0.1)
+    _, sorted_idx = aclnn_emu.moe_token_permute(tokens, ids)
+    return [
+        ("silu", aclnn_emu.silu, (x4,), {}),
+        ("silu_backward", aclnn_emu.silu_backward, (x4, x4), {}),
+        ("rotary_position_embedding", aclnn_emu.rotary_position_embedding, (x4, cos, sin), {}),
+        ("rotary_position_embedding_grad", aclnn_emu.rotary_position_embedding_grad, (x4, cos, sin, x4), {}),
+        ("rotary_mul", aclnn_emu.rotary_mul, (x4, cos, sin), {}),
+        ("rotary_mul_backward", aclnn_emu.rotary_mul_backward, (x4, cos, sin, x4), {}),
+        ("moe_token_permute", aclnn_emu.moe_token_permute, (tokens, ids), {}),
+        ("moe_token_permute_grad", aclnn_emu.moe_token_permute_grad, (f32(12, 4), sorted_idx, 2), {}),
+        ("fused_floyd_attention", aclnn_emu.fused_floyd_attention, (q, k1, v1, k2, v2, None, 0.1), {}),
+        ("fused_floyd_attention_grad", aclnn_emu.fused_floyd_attention_grad,
+         (q, k1, v1, k2, v2, y, None, smax, ssum, y, 0.1), {}),
+    ]
+
+
+def _as_tuple(result):
+    return result if isinstance(result, tuple) else (result,)
+
+
+def _host(a):
+    return a.numpy() if isinstance(a, DeviceTensor) else a
+
+
+def test_every_numpy_function_takes_out_stream_and_device_tensors():
+    for name, fn, args, kw in _cases():
+        ref = _as_tuple(fn(*args, **kw))
+        assert all(isinstance(r, np.ndarray) for r in ref), name
+        # out=: written into and returned (a tuple for several results)
+        outs = tuple(np.full_like(r, 7) for r in ref)
+        got = _as_tuple(fn(*args, out=outs if len(outs) > 1 else outs[0], **kw))
+        assert all(g is o for g, o in zip(got, outs)), name
+        for g, r in zip(got, ref):
+            np.testing.assert_array_equal(g, r, err_msg=name)
+        # stream=: numpy results complete on return
+        with aclnn_emu.Stream() as s:
+            for g, r in zip(_as_tuple(fn(*args, stream=s, **kw)), ref):
+                np.testing.assert_array_equal(g, r, err_msg=name)
+        # DeviceTensors in -> DeviceTensors out
+        dev = [DeviceTensor.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args]
+        with aclnn_emu.Stream() as s:
+            got = _as_tuple(fn(*dev, stream=s, **kw))
+            s.synchronize()
+            assert all(isinstance(g, DeviceTensor) for g in got), name
+            for g, r in zip(got, ref):
+                np.testing.assert_array_equal(g.numpy(), r, err_msg=name)
+        # a wrong out is a TypeError naming the function and out
+        with pytest.raises(TypeError, match=r"^%s: out must be" % name):
+            fn(*args, out=(outs[0],) * (len(outs) + 1), **kw)

@@ -851,7 +851,33 @@ def _result(shape, dtype, device=False):
 
 
 def _all_device(*tensors):
-    return all(isinstance(t, DeviceTensor) for t in tensors)
+    return all(isinstance(t, DeviceTensor) for t in tensors if t is not None)
+
+
+def _out_tuple(title, out, count):
+    """``out`` as a tuple of ``count`` outputs (one array, or a tuple or list of them); TypeError otherwise."""
+    outs = (out,) if count == 1 and not isinstance(out, (tuple, list)) else tuple(out) \
+        if isinstance(out, (tuple, list)) else None
+    if outs is None or len(outs) != count:
+        given = "a %s of %d" % (type(out).__name__, len(out)) if isinstance(out, (tuple, list)) \
+            else type(out).__name__
+        raise TypeError("%s: out must be %s, not %s" % (
+            title, "a numpy array or DeviceTensor" if count == 1 else
+            "a tuple of %d numpy arrays or DeviceTensors" % count, given))
+    return outs
+
+
+def _outputs(title, out, made, device):
+    """The outputs of a numpy function, the one rule they all follow: ``out`` when given (an array or
+    DeviceTensor to write into, any strides; a tuple of them, in the order the function returns its
+    results, when it has several), else new results, DeviceTensors when every tensor input is one
+    (``device``), numpy arrays otherwise. ``made``: ``[(shape, dtype)]`` of the results.
+
+    Returns ``(outputs, fresh)``.
+    """
+    if out is None:
+        return tuple(_result(shape, dtype, device) for shape, dtype in made), True
+    return _out_tuple(title, out, len(made)), False
 
 
 _SILU = _operator("aclnnSilu").renamed("silu", {"self": "x"})
@@ -971,7 +997,7 @@ def rotary_position_embedding(x, cos, sin, mode=0, out=None, *, stream=None):
     return out
 
 
-def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
+def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0, *, out=None, stream=None):
     """Gradient of :func:`rotary_position_embedding` (aclnnRotaryPositionEmbeddingGrad).
 
     Args:
@@ -982,8 +1008,13 @@ def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
         mode: 0 half, 1 interleave, 2 quarter, 3 interleave-half (2 and 3
             need ``set_soc_name("Ascend950")``).
 
+        out: optional ``(dx, dcos, dsin)`` to write into (dcos and dsin may
+            be None when ``x`` is None).
+        stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None.
+
     Returns:
-        ``(dx, dcos, dsin)``: new arrays shaped like dy, cos and sin;
+        ``(dx, dcos, dsin)`` shaped like dy, cos and sin (``out`` when given;
+        new DeviceTensors when every input is one);
         ``dcos`` and ``dsin`` are None when ``x`` is None. dcos/dsin are sums
         over the broadcast axes in a fixed order (bit-identical for any
         thread count).
@@ -1001,31 +1032,41 @@ def rotary_position_embedding_grad(dy, cos, sin, x=None, mode=0):
         if _native(a.dtype) not in DTYPE_TO_ACL:
             raise TypeError("aclnn_emu has no aclDataType for numpy dtype %s" % a.dtype)
     dtype = _native(dy.dtype)
-    dx = _empty(dy.shape, dtype)
-    if has_x:
-        dcos, dsin = _empty(cos.shape, _native(cos.dtype)), _empty(sin.shape, _native(sin.dtype))
-    else:  # not computed: empty tensors, as in CANN's sample
-        dcos = dsin = _empty((0,), dtype)
-    _launch(_ROPE_GRAD, (dy, cos, sin, x), (dx, dcos, dsin), (mode,), None, True)
+    device = _all_device(dy, cos, sin, x)
+    # Without x, dcos and dsin are not computed: empty tensors, as in CANN's sample.
+    made = [(dy.shape, dtype), (cos.shape, _native(cos.dtype)), (sin.shape, _native(sin.dtype))] if has_x \
+        else [(dy.shape, dtype), ((0,), dtype), ((0,), dtype)]
+    if out is not None and not has_x and isinstance(out, (tuple, list)) and len(out) == 3:
+        out = (out[0], _result((0,), dtype, device), _result((0,), dtype, device))
+    (dx, dcos, dsin), fresh = _outputs("rotary_position_embedding_grad", out, made, device)
+    _launch(_ROPE_GRAD, (dy, cos, sin, x), (dx, dcos, dsin), (mode,), stream, fresh)
     return (dx, dcos, dsin) if has_x else (dx, None, None)
 
 
 def _like(a, ref, label):
-    """``a`` as an array of ``ref``'s dtype (torch_npu casts r1/r2 to x's dtype)."""
-    a = _as_array(a, label)
-    return a if a.dtype == ref.dtype else a.astype(ref.dtype)
+    """``a`` in ``ref``'s dtype (torch_npu casts r1/r2 to x's dtype); a DeviceTensor must have it already."""
+    a = _operand(a, label)
+    if a.dtype == ref.dtype:
+        return a
+    if isinstance(a, DeviceTensor):
+        raise TypeError("%s is a DeviceTensor of %s; expected %s, the dtype of x (DeviceTensors are not cast)"
+                        % (label, a.dtype, ref.dtype))
+    return a.astype(ref.dtype)
 
 
-def rotary_mul(x, r1, r2):
+def rotary_mul(x, r1, r2, *, out=None, stream=None):
     """torch_npu's ``npu_rotary_mul``: ``r1 * x + r2 * cat(-x2, x1)`` (half mode of aclnnRotaryPositionEmbedding).
 
     r1 and r2 (cos and sin) are cast to ``x``'s dtype, as torch_npu does.
     """
-    x = _as_array(x, "rotary_mul: x")
-    return rotary_position_embedding(x, _like(r1, x, "rotary_mul: r1"), _like(r2, x, "rotary_mul: r2"), 0)
+    x = _operand(x, "rotary_mul: x")
+    if out is not None:
+        out = _out_tuple("rotary_mul", out, 1)[0]
+    return rotary_position_embedding(x, _like(r1, x, "rotary_mul: r1"), _like(r2, x, "rotary_mul: r2"), 0,
+                                     out=out, stream=stream)
 
 
-def rotary_mul_backward(x, r1, r2, dy, need_backward=True):
+def rotary_mul_backward(x, r1, r2, dy, need_backward=True, *, out=None, stream=None):
     """RotaryMulGrad, the backward of :func:`rotary_mul`, the way torch_npu runs it.
 
     There is no aclnn API for it: torch_npu calls aclnnRotaryPositionEmbeddingGrad
@@ -1037,9 +1078,12 @@ def rotary_mul_backward(x, r1, r2, dy, need_backward=True):
         None when ``need_backward`` is false.
     """
     title = "rotary_mul_backward: "
-    x = _as_array(x, title + "x")
+    x = _operand(x, title + "x")
+    if out is not None:
+        out = _out_tuple("rotary_mul_backward", out, 3)
     return rotary_position_embedding_grad(_like(dy, x, title + "dy"), _like(r1, x, title + "r1"),
-                                          _like(r2, x, title + "r2"), x if need_backward else None, 0)
+                                          _like(r2, x, title + "r2"), x if need_backward else None, 0,
+                                          out=out, stream=stream)
 
 
 def _accepts_host_memory():
@@ -1068,10 +1112,6 @@ ZERO_COPY = _accepts_host_memory()
 # input.
 
 
-def _contiguous(a, label):
-    return np.ascontiguousarray(normalize_array(_as_array(a, label)))
-
-
 _MOE_PERMUTE = _operator("aclnnMoeTokenPermute").renamed(
     "moe_token_permute", {"numOutTokens": "num_out_tokens", "paddedMode": "padded_mode"})
 _MOE_PERMUTE_GRAD = _operator("aclnnMoeTokenPermuteGrad").renamed(
@@ -1079,7 +1119,7 @@ _MOE_PERMUTE_GRAD = _operator("aclnnMoeTokenPermuteGrad").renamed(
                                "numTopk": "num_topk", "paddedMode": "padded_mode"})
 
 
-def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False):
+def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False, out=None, stream=None):
     """MoE token permutation (aclnnMoeTokenPermute): each token once per chosen expert, grouped by expert.
 
     Args:
@@ -1088,9 +1128,12 @@ def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False):
         num_out_tokens: rows to keep: 0 keeps all ``T * topK``, > 0 keeps
             that many (at most all), < 0 drops that many from the end.
         padded_mode: must be False (aclnn rejects True).
+        out: optional ``(permuted, sorted_indices)`` to write into.
+        stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None.
 
     Returns:
-        ``(permuted, sorted_indices)``: ``permuted`` [kept, ...] in tokens'
+        ``(permuted, sorted_indices)`` (``out`` when given; new DeviceTensors
+        when every input is one): ``permuted`` [kept, ...] in tokens'
         dtype with ``permuted[sorted_indices[i]] = tokens[i // topK]`` for
         the kept rows, and ``sorted_indices`` [T * topK] int32, the inverse
         of the stable argsort of ``indices.ravel()``.
@@ -1099,20 +1142,23 @@ def moe_token_permute(tokens, indices, num_out_tokens=0, *, padded_mode=False):
         AclnnError: 161002 for dtypes or padded mode, 561002 for shapes (the
         message names the argument).
     """
-    tokens = _contiguous(tokens, "moe_token_permute: tokens")
-    indices = _contiguous(indices, "moe_token_permute: indices")
-    topk = indices.shape[1] if indices.ndim == 2 else 1
-    slots = indices.shape[0] * topk if indices.ndim in (1, 2) else indices.size
+    tokens = _operand(tokens, "moe_token_permute: tokens")
+    indices = _operand(indices, "moe_token_permute: indices")
+    ndim = len(indices.shape)
+    topk = indices.shape[1] if ndim == 2 else 1
+    slots = indices.shape[0] * topk if ndim in (1, 2) else int(np.prod(indices.shape))
     n = int(num_out_tokens)
     kept = min(n, slots) if n > 0 else max(n + slots, 0)
-    row_shape = tokens.shape[1:] if tokens.ndim >= 2 else (1,)
-    permuted = _empty((kept,) + tuple(row_shape), tokens.dtype)
-    sorted_indices = _empty((slots,), np.int32)
-    _launch(_MOE_PERMUTE, (tokens, indices), (permuted, sorted_indices), (n, bool(padded_mode)), None, True)
-    return permuted, sorted_indices
+    row_shape = tokens.shape[1:] if len(tokens.shape) >= 2 else (1,)
+    outs, fresh = _outputs("moe_token_permute", out,
+                           [((kept,) + tuple(row_shape), _native(tokens.dtype)), ((slots,), np.dtype(np.int32))],
+                           _all_device(tokens, indices))
+    _launch(_MOE_PERMUTE, (tokens, indices), outs, (n, bool(padded_mode)), stream, fresh)
+    return outs
 
 
-def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, *, padded_mode=False):
+def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, *, padded_mode=False, out=None,
+                           stream=None):
     """Gradient of :func:`moe_token_permute` (aclnnMoeTokenPermuteGrad).
 
     ``out[t] = sum over k < num_topk of permuted_output_grad[sorted_indices[t * num_topk + k]]``,
@@ -1120,25 +1166,30 @@ def moe_token_permute_grad(permuted_output_grad, sorted_indices, num_topk, *, pa
     the forward dropped) are skipped.
 
     Args:
-        permuted_output_grad: [R, H] float32, float16 or bfloat16 array.
+        permuted_output_grad: [R, H...] float32, float16 or bfloat16 array
+            (rows are all dimensions after the first, as for the forward's tokens).
         sorted_indices: [T * num_topk] int32 (the forward's ``sorted_indices``).
         num_topk: experts per token (>= 1, dividing ``len(sorted_indices)``).
         padded_mode: must be False.
+        out: optional [T, H...] array or DeviceTensor to write into.
+        stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None.
 
     Returns:
-        A new [T, H] array in ``permuted_output_grad``'s dtype.
+        [T, H...] in ``permuted_output_grad``'s dtype (``out`` when given; a
+        new DeviceTensor when both inputs are DeviceTensors).
 
     Raises:
         AclnnError: 161002 for dtypes, padded mode or num_topk; 561002 for shapes.
     """
-    grad = _contiguous(permuted_output_grad, "moe_token_permute_grad: permuted_output_grad")
-    idx = _contiguous(sorted_indices, "moe_token_permute_grad: sorted_indices")
+    grad = _operand(permuted_output_grad, "moe_token_permute_grad: permuted_output_grad")
+    idx = _operand(sorted_indices, "moe_token_permute_grad: sorted_indices")
     k = int(num_topk)
-    tokens = idx.size // k if k >= 1 else 0
-    width = grad.shape[1] if grad.ndim == 2 else 1
-    out = _empty((tokens, width), grad.dtype)
-    _launch(_MOE_PERMUTE_GRAD, (grad, idx), (out,), (k, bool(padded_mode)), None, True)
-    return out
+    tokens = int(np.prod(idx.shape)) // k if k >= 1 else 0
+    shape = (tokens,) + tuple(grad.shape[1:]) if len(grad.shape) >= 2 else (tokens, 1)
+    outs, fresh = _outputs("moe_token_permute_grad", out, [(shape, _native(grad.dtype))],
+                           _all_device(grad, idx))
+    _launch(_MOE_PERMUTE_GRAD, (grad, idx), outs, (k, bool(padded_mode)), stream, fresh)
+    return outs[0]
 
 
 _FLOYD_LABELS = {"query": "q", "key1": "k1", "value1": "v1", "key2": "k2", "value2": "v2",
@@ -1148,7 +1199,7 @@ _FLOYD = _operator("aclnnFusedFloydAttention").renamed("fused_floyd_attention", 
 _FLOYD_GRAD = _operator("aclnnFusedFloydAttentionGrad").renamed("fused_floyd_attention_grad", _FLOYD_LABELS)
 
 
-def fused_floyd_attention(q, k1, v1, k2, v2, mask=None, scale=1.0, *, stream=None):
+def fused_floyd_attention(q, k1, v1, k2, v2, mask=None, scale=1.0, *, out=None, stream=None):
     """Floyd attention forward (aclnnFusedFloydAttention).
 
     ``S[n,m,k] = scale * (q[n,m]·k1[n,k] + q[n,m]·k2[k,m])`` per (b, h), masked
@@ -1161,10 +1212,12 @@ def fused_floyd_attention(q, k1, v1, k2, v2, mask=None, scale=1.0, *, stream=Non
             M % 128 == 0, K % 128 == 0, D in {32, 64, 128}.
         mask: None, or bool/uint8 [B,1,N,1,K] or [B,H,N,M,K]; True/non-zero masks.
         scale: the score scale (a float).
+        out: optional ``(out, softmax_max, softmax_sum)`` to write into.
         stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None.
 
     Returns:
-        ``(out, softmax_max, softmax_sum)``: ``out`` like ``q``; the row max and
+        ``(out, softmax_max, softmax_sum)`` (``out`` when given; new
+        DeviceTensors when every input is one): ``out`` like ``q``; the row max and
         row sum of exp(S - max) as float32 [B,H,N,M,8] (each value 8 times),
         the inputs of :func:`fused_floyd_attention_grad`.
 
@@ -1173,15 +1226,16 @@ def fused_floyd_attention(q, k1, v1, k2, v2, mask=None, scale=1.0, *, stream=Non
     """
     q = _operand(q, "fused_floyd_attention: q")
     B, H, N, M = q.shape[:4] if len(q.shape) == 5 else (0,) * 4
-    smax = _empty((B, H, N, M, 8), np.float32)
-    ssum = _empty((B, H, N, M, 8), np.float32)
-    out = _empty(q.shape, _native(q.dtype))
-    _launch(_FLOYD, (q, k1, v1, k2, v2, mask), (smax, ssum, out), (float(scale),), stream, True)
-    return out, smax, ssum
+    stats = ((B, H, N, M, 8), np.dtype(np.float32))
+    (y, smax, ssum), fresh = _outputs("fused_floyd_attention", out,
+                                      [(q.shape, _native(q.dtype)), stats, stats],
+                                      _all_device(q, k1, v1, k2, v2, mask))
+    _launch(_FLOYD, (q, k1, v1, k2, v2, mask), (smax, ssum, y), (float(scale),), stream, fresh)
+    return y, smax, ssum
 
 
 def fused_floyd_attention_grad(q, k1, v1, k2, v2, dy, mask, softmax_max, softmax_sum, attention_in, scale=1.0, *,
-                               stream=None):
+                               out=None, stream=None):
     """Gradients of Floyd attention (aclnnFusedFloydAttentionGrad).
 
     Args:
@@ -1190,9 +1244,12 @@ def fused_floyd_attention_grad(q, k1, v1, k2, v2, dy, mask, softmax_max, softmax
         dy: gradient of the output, like ``q``.
         softmax_max, softmax_sum: float32 [B,H,N,M,8] from the forward.
         attention_in: the forward output, like ``q``.
+        out: optional ``(dq, dk1, dv1, dk2, dv2)`` to write into.
+        stream: an :class:`aclnn_emu.Stream`, a raw ``aclrtStream`` or None.
 
     Returns:
-        ``(dq, dk1, dv1, dk2, dv2)``, shaped and typed like q, k1, v1, k2, v2.
+        ``(dq, dk1, dv1, dk2, dv2)``, shaped and typed like q, k1, v1, k2, v2
+        (``out`` when given; new DeviceTensors when every input is one).
         Deterministic: identical bits for every thread count and SIMD level.
 
     Raises:
@@ -1201,10 +1258,10 @@ def fused_floyd_attention_grad(q, k1, v1, k2, v2, dy, mask, softmax_max, softmax
     title = "fused_floyd_attention_grad: "
     q, k1, k2 = _operand(q, title + "q"), _operand(k1, title + "k1"), _operand(k2, title + "k2")
     dt = _native(q.dtype)
-    outputs = (_empty(q.shape, dt), _empty(k1.shape, dt), _empty(k1.shape, dt), _empty(k2.shape, dt),
-               _empty(k2.shape, dt))
-    _launch(_FLOYD_GRAD, (q, k1, v1, k2, v2, dy, mask, softmax_max, softmax_sum, attention_in), outputs,
-            (float(scale),), stream, True)
+    inputs = (q, k1, v1, k2, v2, dy, mask, softmax_max, softmax_sum, attention_in)
+    made = [(q.shape, dt), (k1.shape, dt), (k1.shape, dt), (k2.shape, dt), (k2.shape, dt)]
+    outputs, fresh = _outputs("fused_floyd_attention_grad", out, made, _all_device(*inputs))
+    _launch(_FLOYD_GRAD, inputs, outputs, (float(scale),), stream, fresh)
     return outputs
 
 

@@ -102,6 +102,51 @@ def test_sample_plain_compiler_line(installed, tmp_path):
     check_output(run_sample(binary, lib_dir))
 
 
+# The two ways CANN's own sample CMakeLists find the toolkit (written here in
+# their style): the aclnn docs' (ASCEND_CUSTOM_PATH; include/, include/aclnn,
+# full paths into lib64/) and the older samples' (DDK_PATH headers,
+# NPU_HOST_LIB library folder). The installed prefix serves as the toolkit.
+_ASCEND_CUSTOM_PATH_STYLE = """
+cmake_minimum_required(VERSION 3.14)
+project(cann_style CXX)
+add_executable(opapi_test {sample})
+set(ASCEND_PATH $ENV{{ASCEND_CUSTOM_PATH}})
+include_directories(${{ASCEND_PATH}}/include ${{ASCEND_PATH}}/include/aclnn)
+target_link_libraries(opapi_test PRIVATE ${{ASCEND_PATH}}/lib64/libascendcl.so ${{ASCEND_PATH}}/lib64/libnnopbase.so
+                      ${{ASCEND_PATH}}/lib64/libopapi.so)
+"""
+_DDK_PATH_STYLE = """
+cmake_minimum_required(VERSION 3.14)
+project(cann_style CXX)
+set(INC_PATH $ENV{{DDK_PATH}})
+set(LIB_PATH $ENV{{NPU_HOST_LIB}})
+include_directories(${{INC_PATH}}/include)
+link_directories(${{LIB_PATH}})
+add_executable(opapi_test {sample})
+target_link_libraries(opapi_test ascendcl acl_op_compiler nnopbase opapi)
+"""
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+@pytest.mark.parametrize("style", ["ASCEND_CUSTOM_PATH", "DDK_PATH"])
+def test_cann_style_cmakelists_take_the_prefix_as_the_toolkit(installed, tmp_path, style):
+    prefix = installed["prefix"]
+    project = tmp_path / "project"
+    project.mkdir()
+    text = _ASCEND_CUSTOM_PATH_STYLE if style == "ASCEND_CUSTOM_PATH" else _DDK_PATH_STYLE
+    (project / "CMakeLists.txt").write_text(text.format(sample=SAMPLE.as_posix()))
+    env = dict(os.environ, ASCEND_CUSTOM_PATH=prefix, DDK_PATH=prefix, NPU_HOST_LIB=os.path.join(prefix, "lib64"))
+    build = tmp_path / "build"
+    for cmd in (["cmake", "-S", str(project), "-B", str(build)], ["cmake", "--build", str(build)]):
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    # as CANN's set_env.sh does for its lib64 (CMake's build RPATH would do too)
+    run_env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(prefix, "lib64"))
+    run_env.pop("ACLNN_EMU_SOC", None)
+    result = subprocess.run([str(build / "opapi_test")], capture_output=True, text=True, env=run_env, timeout=60)
+    check_output(result)
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 def test_headers_compile_as_c11(installed, tmp_path):
     """The public headers are plain C11 too (acl_meta.h differs from CANN's C++-only one here)."""

@@ -310,7 +310,21 @@ def test_partial_overlap_is_refused():
         with pytest.raises(AclnnError) as e:
             aclnn_emu.run(api, **args)
         assert e.value.code == INVALID and "out" in e.value.message and "overlap" in e.value.message
+    # SiluBackward too, on every ISA level (its tuned kernels never see the call)
+    for isa in aclnn_emu.available_isas():
+        aclnn_emu.set_isa_cap(isa)
+        try:
+            with pytest.raises(AclnnError) as e:
+                aclnn_emu.run("aclnnSiluBackward", gradOutput=buf[:64], self=buf[:64], gradInput=buf[1:])
+        finally:
+            aclnn_emu.set_isa_cap("avx512_bf16")
+        assert e.value.code == INVALID and "gradInput" in e.value.message and "overlap" in e.value.message
     assert np.array_equal(buf, before)
+    # exactly in place is fine
+    dy = np.full(64, 0.5, np.float32)
+    aclnn_emu.run("aclnnSiluBackward", gradOutput=dy, self=buf[:64], gradInput=buf[:64])
+    s = 1 / (1 + np.exp(-before[:64].astype(np.float64)))
+    np.testing.assert_allclose(buf[:64], 0.5 * s * (1 + before[:64] * (1 - s)), rtol=1e-5)
 
 
 # ---------------------------------------------------------------- copy, cast, fill

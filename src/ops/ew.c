@@ -235,9 +235,13 @@ static void fill_params(ew_plan *plan, const emu_ew_call *call)
 
 aclnnStatus emu_ew_check(const char *api, const emu_ew_def *def, const emu_ew_call *call)
 {
-    aclDataType compute_dtype = ACL_FLOAT;
-    EMU_TRY(check_dtypes(api, def, call, &compute_dtype));
-    EMU_TRY(check_shapes(api, def, call));
+    if (def->validate != NULL) {
+        EMU_TRY(def->validate(api, def, call));
+    } else {
+        aclDataType compute_dtype = ACL_FLOAT;
+        EMU_TRY(check_dtypes(api, def, call, &compute_dtype));
+        EMU_TRY(check_shapes(api, def, call));
+    }
     return check_memory(api, def, call);
 }
 
@@ -248,6 +252,7 @@ aclnnStatus emu_ew_prepare(const char *api, const emu_ew_def *def, const emu_ew_
     EMU_TRY(check_dtypes(api, def, call, &compute_dtype));
     EMU_TRY(check_shapes(api, def, call));
     EMU_TRY(check_memory(api, def, call));
+    assert(def->kernel != EMU_EW_OWN_KERNELS && def->validate == NULL);
     memset(plan, 0, sizeof *plan);
     plan->kernel = def->kernel;
     plan->input_count = def->input_count;

@@ -38,7 +38,8 @@ typedef enum {
     EMU_EW_OUT_ANY                 /* any dtype of the output's table */
 } emu_ew_out_rule;
 
-typedef struct {
+struct emu_ew_call_;
+typedef struct emu_ew_def_ {
     const char *api; /* phase-2 name: "aclnnAdd" */
     emu_ew_kernel kernel;
     int input_count; /* tensor inputs */
@@ -53,10 +54,15 @@ typedef struct {
     /* The broadcast includes the output (InplaceCopy: src broadcasts into
      * selfRef); otherwise the inputs' broadcast shape must be the output's. */
     bool broadcast_into_out;
+    /* For an operator whose op_api checks dtypes and shapes in an order of
+     * its own (SiluBackward: the inputs' ranks before any shape, BF16 on
+     * the training series after the mixed-dtype check): replaces the
+     * layer's dtype and shape checks; the memory and aliasing checks stay. */
+    aclnnStatus (*validate)(const char *api, const struct emu_ew_def_ *def, const struct emu_ew_call_ *call);
 } emu_ew_def;
 
 /* What one phase-1 call passes besides the definition. */
-typedef struct {
+typedef struct emu_ew_call_ {
     const aclTensor *inputs[EMU_EW_MAX_INPUTS];
     const aclTensor *out;
     /* Attribute values in double (bodies read them as P(k)); for int64
@@ -94,7 +100,8 @@ typedef struct {
 aclnnStatus emu_ew_get_workspace_size(const emu_ew_def *def, const emu_ew_call *call, uint64_t *workspace_size,
                                       aclOpExecutor **executor);
 /* The checks of emu_ew_get_workspace_size alone, for operators that plan
- * with kernels of their own (SiLU's tuned kernels). */
+ * with kernels of their own (SiLU's tuned kernels; their definitions name
+ * EMU_EW_OWN_KERNELS). */
 aclnnStatus emu_ew_check(const char *api, const emu_ew_def *def, const emu_ew_call *call);
 /* The checks and plan of emu_ew_get_workspace_size without an executor,
  * for operators that run several element-wise loops: operand k is executor
@@ -122,6 +129,10 @@ aclnnStatus emu_ew_phase1(const emu_ew_def *def, const emu_ew_call *call, uint64
  * same tensor twice. */
 aclnnStatus emu_ew_unary(const emu_ew_def *def, const aclTensor *in, const aclTensor *out, uint64_t *workspace_size,
                          aclOpExecutor **executor);
+
+/* The kernel of a definition whose operator runs tuned kernels of its own:
+ * the layer validates it and never plans it. */
+#define EMU_EW_OWN_KERNELS EMU_EWK_COUNT
 
 /* The dtype list shorthands of the operator tables. */
 #define EMU_F EMU_DT(ACL_FLOAT)

@@ -6,7 +6,7 @@
 #include "ops/ew.h"
 
 static const emu_dtype_table SILU_TYPES = EMU_DTYPES(EMU_F | EMU_H | EMU_B);
-static const emu_ew_def SILU = {.api = "aclnnSilu", .kernel = EMU_EWK_silu, .input_count = 1,
+static const emu_ew_def SILU = {.api = "aclnnSilu", .kernel = EMU_EW_OWN_KERNELS, .input_count = 1,
                                 .names = {"self", "out"}, .in_dtypes = &SILU_TYPES, .out_dtypes = &SILU_TYPES,
                                 .result = EMU_EW_RESULT_PROMOTE, .out_rule = EMU_EW_OUT_SAME};
 

@@ -1,9 +1,14 @@
-/* aclnnSiluBackward: validation in the order of CANN's op_api (null, dtype,
- * shape), with the product rules: Atlas A2/A3 need equal dtypes and shapes;
- * Ascend950 also broadcasts gradOutput with self and accepts mixed input
- * dtypes when gradInput is FLOAT. Then the shared element-wise plan. */
+/* aclnnSiluBackward (hicann/ops-nn activation/silu_grad, aclnn_silu_backward.cpp):
+ * declared on the element-wise layer, whose driver runs its checks, the
+ * memory and aliasing checks, and names its tensors; its op_api checks
+ * dtypes and shapes in an order of its own (null, dtype list, mixed dtypes,
+ * BF16 on the training series, the inputs' ranks, shapes), kept here as the
+ * definition's validate rule, with the product rules: Atlas A2/A3 need
+ * equal dtypes and shapes; Ascend950 also broadcasts gradOutput with self
+ * and accepts mixed input dtypes when gradInput is FLOAT. Run by SiLU's
+ * tuned kernels (src/ops/silu_plan.c). */
 #include "aclnnop/aclnn_silu_backward.h"
-#include "ops/check.h"
+#include "ops/ew.h"
 #include "ops/silu_plan.h"
 
 static const aclDataType SUPPORTED[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
@@ -59,6 +64,23 @@ static aclnnStatus check_shapes(const char *api, const aclTensor *gradOutput, co
     return ACLNN_SUCCESS;
 }
 
+static aclnnStatus validate(const char *api, const emu_ew_def *def, const emu_ew_call *call)
+{
+    (void)def;
+    EMU_TRY(check_dtypes(api, call->inputs[0], call->inputs[1], call->out));
+    return check_shapes(api, call->inputs[0], call->inputs[1], call->out);
+}
+
+/* The dtype tables are the union the op_api checks first; BF16 on the
+ * training series is refused later, in validate's order. */
+static const emu_dtype_table SILU_BACKWARD_TYPES = {EMU_F | EMU_H | EMU_B, EMU_F | EMU_H | EMU_B,
+                                                    EMU_F | EMU_H | EMU_B};
+static const emu_ew_def SILU_BACKWARD = {
+    .api = "aclnnSiluBackward", .kernel = EMU_EW_OWN_KERNELS, .input_count = 2,
+    .names = {"gradOutput", "self", "gradInput"}, .in_dtypes = &SILU_BACKWARD_TYPES,
+    .out_dtypes = &SILU_BACKWARD_TYPES, .result = EMU_EW_RESULT_OUT, .out_rule = EMU_EW_OUT_SAME,
+    .broadcast = true, .validate = validate};
+
 aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const aclTensor *self,
                                               aclTensor *gradInput, uint64_t *workspaceSize,
                                               aclOpExecutor **executor)
@@ -69,22 +91,15 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(const aclTensor *gradOutput, const
     EMU_TRY(emu_check_not_null(API, "gradOutput", gradOutput));
     EMU_TRY(emu_check_not_null(API, "self", self));
     EMU_TRY(emu_check_not_null(API, "gradInput", gradInput));
-    EMU_TRY(check_dtypes(API, gradOutput, self, gradInput));
-    EMU_TRY(check_shapes(API, gradOutput, self, gradInput));
-    EMU_TRY(emu_check_has_data(API, "gradOutput", gradOutput));
-    EMU_TRY(emu_check_has_data(API, "self", self));
-    EMU_TRY(emu_check_has_data(API, "gradInput", gradInput));
-    EMU_TRY(emu_check_device_memory(API, "gradOutput", gradOutput));
-    EMU_TRY(emu_check_device_memory(API, "self", self));
-    EMU_TRY(emu_check_device_memory(API, "gradInput", gradInput));
+    const emu_ew_call call = EMU_EW_CALL(.inputs = {gradOutput, self}, .out = gradInput);
+    EMU_TRY(emu_ew_check(API, &SILU_BACKWARD, &call));
 
-    aclOpExecutor *planned = emu_executor_create(API, "aclnnSiluBackward", 2, 1);
+    aclOpExecutor *planned = emu_executor_create(API, SILU_BACKWARD.api, 2, 1);
     if (planned == NULL) {
         return ACLNN_ERR_INNER_CREATE_EXECUTOR;
     }
-    emu_executor_allow_aliasing(planned); /* element-wise: in-place calls are fine */
-    static const char *const NAMES[] = {"gradOutput", "self", "gradInput"};
-    emu_executor_name_tensors(planned, NAMES);
+    emu_executor_allow_aliasing(planned); /* exact aliasing only: emu_ew_check refused partial overlap */
+    emu_executor_name_tensors(planned, SILU_BACKWARD.names);
     emu_executor_bind(planned, 0, gradOutput);
     emu_executor_bind(planned, 1, self);
     emu_executor_bind(planned, 2, gradInput);

@@ -1,5 +1,7 @@
 """Small helpers shared by the tests that drive the raw C API through cffi:
 error messages, and tensor views inside guarded aclrtMalloc blocks."""
+import threading
+
 import ml_dtypes
 import numpy as np
 from aclnn_emu import ffi, lib
@@ -171,3 +173,21 @@ def assert_isa_invariant(make_results):
                 assert same_bits(a, b), isa
     finally:
         aclnn_emu.set_isa_cap(previous)
+
+
+def run_in_thread(fn):
+    """Run ``fn`` in a fresh thread; re-raise what it raised; return its result."""
+    box = {}
+
+    def target():
+        try:
+            box["result"] = fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+            box["error"] = e
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")

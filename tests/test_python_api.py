@@ -11,6 +11,7 @@ import aclnn_emu
 import numpy as np
 import pytest
 from aclnn_emu import AclnnError, DeviceTensor, ffi, lib
+from helpers import run_in_thread
 from reference import assert_precision, np_dtype, silu_backward_ref, silu_ref, to_dtype
 
 FLOATS = ["float32", "float16", "bfloat16"]
@@ -686,23 +687,6 @@ def test_cli_paths():
 
 # ------------------------------------------------- threads, waits, inputs, verbose
 
-def _in_thread(fn):
-    box = {}
-
-    def target():
-        try:
-            box["result"] = fn()
-        except BaseException as e:  # noqa: BLE001 - re-raised below
-            box["error"] = e
-
-    t = threading.Thread(target=target)
-    t.start()
-    t.join()
-    if "error" in box:
-        raise box["error"]
-    return box.get("result")
-
-
 def test_a_thread_without_a_device_gets_107002_from_raw_calls():
     # CANN's runtime: memory, copies and streams need the calling thread's context.
     def raw():
@@ -710,7 +694,7 @@ def test_a_thread_without_a_device_gets_107002_from_raw_calls():
         rc = lib.aclrtMalloc(p, 64, lib.ACL_MEM_MALLOC_HUGE_FIRST)
         return rc, aclnn_emu.errors.last_error_message()
 
-    rc, msg = _in_thread(raw)
+    rc, msg = run_in_thread(raw)
     assert rc == lib.ACL_ERROR_RT_CONTEXT_NULL and "aclrtMalloc" in msg and "no current device" in msg, (rc, msg)
 
 
@@ -725,7 +709,7 @@ def test_package_objects_work_on_any_thread():
             s.synchronize()
             return made_here.numpy(), y.numpy()
 
-    back, y = _in_thread(work)
+    back, y = run_in_thread(work)
     np.testing.assert_array_equal(back, x)
     np.testing.assert_allclose(y, x / (1 + np.exp(-x.astype(np.float64))), rtol=1e-6)
     made_here.close()

@@ -12,7 +12,7 @@ import threading
 
 import pytest
 from aclnn_emu import ffi, lib
-from helpers import expect, take_msg
+from helpers import expect, run_in_thread, take_msg
 
 NULL = ffi.NULL
 INVALID_PARAM = 100000
@@ -26,24 +26,6 @@ REPEAT_FINALIZE = 100037
 
 
 # ------------------------------------------------------------------ helpers
-
-def run_in_thread(fn):
-    """Run ``fn`` in a fresh thread; re-raise what it raised; return its result."""
-    box = {}
-
-    def target():
-        try:
-            box["result"] = fn()
-        except BaseException as e:  # noqa: BLE001 - re-raised in the caller
-            box["error"] = e
-
-    t = threading.Thread(target=target)
-    t.start()
-    t.join()
-    if "error" in box:
-        raise box["error"]
-    return box.get("result")
-
 
 def addr(p):
     return int(ffi.cast("uintptr_t", p))

@@ -5,7 +5,7 @@
  * For each shape B x H x N x M x K x D and dtype it runs the forward once
  * (its outputs feed the backward), then times phase 1 + phase 2 of the
  * backward and of the forward, and reports medians: ms, GFLOP/s counting
- * 16*B*H*N*M*K*D flops for the backward (the issue's convention; the kernel
+ * 16*B*H*N*M*K*D flops for the backward (four products at 2 flops per multiply-add; the kernel
  * does 20*...: S and dP are recomputed) and 8*B*H*N*M*K*D for the forward,
  * the percentage of the FMA peak, the workspace of each phase 1, and the
  * process's peak RSS (ru_maxrss) after the case.

@@ -17,7 +17,7 @@ For each shape B x H x N x M x K x D and dtype it times (medians reported):
   no forward; the forward is the recorded forward alone. ("x torch" compares
   backward with backward and forward with forward.)
 
-GFLOP/s count 16*B*H*N*M*K*D flops for the backward (the issue's convention)
+GFLOP/s count 16*B*H*N*M*K*D flops for the backward (four products at 2 flops per multiply-add)
 and 8*B*H*N*M*K*D for the forward. Results are checked against each other
 (relative to the size of the gradients) before timing.
 

@@ -430,6 +430,7 @@ def test_threads_each_with_a_stream_run_concurrently():
 
     def worker(i):
         try:
+            assert lib.aclrtSetDevice(0) == 0  # raw calls: each thread sets its device, as in CANN
             s = _new_stream()
             p = ffi.new("void **")
             blocks = []

@@ -720,10 +720,15 @@ def test_waits_are_interruptible_with_ctrl_c():
     # and SIGINT turns into KeyboardInterrupt instead of being ignored.
     code = r"""
 import os, signal, threading, time
+import numpy as np
 import aclnn_emu
 s, ev = aclnn_emu.Stream(), aclnn_emu.Event()
 ev.wait(s)
-for wait in (s.synchronize, lambda: aclnn_emu.synchronize(), lambda: aclnn_emu.synchronize(s)):
+x = np.linspace(-1, 1, 8, dtype=np.float32)
+results = []
+for wait in (s.synchronize, lambda: aclnn_emu.synchronize(), lambda: aclnn_emu.synchronize(s),
+             lambda: results.append(aclnn_emu.silu(x, stream=s)),
+             lambda: results.append(aclnn_emu.silu_backward(x, x[::-1], stream=s))):
     threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
     start = time.monotonic()
     try:
@@ -733,14 +738,14 @@ for wait in (s.synchronize, lambda: aclnn_emu.synchronize(), lambda: aclnn_emu.s
         print("interrupted after %.1f s" % (time.monotonic() - start))
 ev.record()           # the wait can end now
 s.synchronize()
-print("done")
+print("done", len(results), np.allclose(aclnn_emu.silu(x, stream=s), x / (1 + np.exp(-x)), rtol=1e-6))
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.split("\n")
-    assert [line.split(" after")[0] for line in lines[:3]] == ["interrupted"] * 3, out.stdout
-    assert all(float(line.split()[2]) < 5 for line in lines[:3]), out.stdout
-    assert lines[3] == "done", out.stdout
+    assert [line.split(" after")[0] for line in lines[:5]] == ["interrupted"] * 5, out.stdout
+    assert all(float(line.split()[2]) < 5 for line in lines[:5]), out.stdout
+    assert lines[5] == "done 0 True", out.stdout
 
 
 def test_an_event_synchronize_is_interruptible_too():

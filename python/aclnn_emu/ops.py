@@ -32,7 +32,7 @@ import numpy as np
 
 from ._aclnn_emu_cffi import ffi, lib
 from .errors import AclnnError, check, last_error_message
-from .runtime import _settings_hooks, invalidate_plans, stream_handle
+from .runtime import _settings_hooks, invalidate_plans, stream_handle, synchronize_stream_handle
 from .tensor import (DTYPE_TO_ACL, DeviceTensor, acl_dtype, create_tensor, ensure_thread_device, int64_array,
                      normalize_array, wrap_array)
 
@@ -77,7 +77,6 @@ _from_buffer = ffi.from_buffer
 _create = lib.aclCreateTensor
 _destroy = lib.aclDestroyTensor
 _destroy_executor = lib.aclDestroyAclOpExecutor
-_sync_stream = lib.aclrtSynchronizeStream
 _codes_get = DTYPE_TO_ACL.get
 # numpy buffers are host memory: each launch that hands them in allows that on
 # its thread for the duration of the launch only, so raw ``lib`` callers keep
@@ -186,6 +185,10 @@ class _ThreadState(threading.local):
 
 
 _state = _ThreadState()
+
+#: What launches still queued on a stream point at when Ctrl-C interrupted the
+#: wait for them (the stream runs them later): kept alive, never freed under them.
+_left_running = []
 
 #: Set to False to plan every call from scratch (no repeatable executors).
 PLAN_CACHE = True
@@ -482,7 +485,7 @@ def _execute(op, args, stream, sync):
     if rc:
         _fail(rc, op.api, exe)
     if sync:
-        check(_sync_stream(stream), "aclrtSynchronizeStream")
+        synchronize_stream_handle(stream)
 
 
 def _native(dtype):
@@ -608,6 +611,10 @@ def _general(op, inputs, outputs, values, stream):
             if not notes:
                 raise
             raise AclnnError(e.code, "%s (%s)" % (e.message, "; ".join(notes)), e.api) from None
+        except KeyboardInterrupt:
+            _left_running.append((inputs, outputs, keep, temps))
+            temps = []  # not closed: aclrtFree would wait for the queued launch
+            raise
         finally:
             if turned_on:
                 _set_host_ok(0)
@@ -797,7 +804,14 @@ def _launch(op, inputs, outputs, values=(), stream=None, fresh=False):
     if rc:
         _fail(rc, op.api)
     if stream is not None:
-        check(_sync_stream(s), "aclrtSynchronizeStream")
+        try:
+            synchronize_stream_handle(s)
+        except KeyboardInterrupt:
+            # The launch stays queued: its arrays and its plan outlive it (a
+            # later call would wait, uninterruptibly, to rebind the plan).
+            _left_running.append((inputs, outputs, plan))
+            plans.pop(key, None)
+            raise
 
 
 # ------------------------------------------------------------------ operators

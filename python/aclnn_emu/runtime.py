@@ -58,6 +58,12 @@ def _wait_in_slices(timed_call, timeout_code, api):
             raise AclnnError(code, message, api)
 
 
+def synchronize_stream_handle(handle):
+    """``aclrtSynchronizeStream`` on a raw handle, in slices Ctrl-C can interrupt."""
+    _wait_in_slices(lambda ms: lib.aclrtSynchronizeStreamWithTimeout(handle, ms),
+                    lib.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "aclrtSynchronizeStream")
+
+
 #: ISA level names in increasing order; the index is the ``aclnnEmuIsa`` value.
 ISA_NAMES = ("scalar", "avx2", "avx512", "avx512_bf16")
 
@@ -134,9 +140,7 @@ class Stream(_RuntimeHandle):
 
     def synchronize(self):
         """Block until all work queued on the stream is done (Ctrl-C interrupts the wait)."""
-        handle = self.handle
-        _wait_in_slices(lambda ms: lib.aclrtSynchronizeStreamWithTimeout(handle, ms),
-                        lib.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "aclrtSynchronizeStream")
+        synchronize_stream_handle(self.handle)
 
     def query(self):
         """True when all work queued on the stream is done (never blocks)."""
@@ -222,9 +226,7 @@ def synchronize(stream=None):
         _wait_in_slices(lib.aclrtSynchronizeDeviceWithTimeout, lib.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
                         "aclrtSynchronizeDevice")
     else:
-        handle = stream_handle(stream)
-        _wait_in_slices(lambda ms: lib.aclrtSynchronizeStreamWithTimeout(handle, ms),
-                        lib.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "aclrtSynchronizeStream")
+        synchronize_stream_handle(stream_handle(stream))
 
 
 def _isa_value(name_or_enum):

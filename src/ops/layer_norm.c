@@ -14,7 +14,11 @@
  * and may round mean/rstd through the weight's dtype before the final cast;
  * here each output is rounded once, from fp32.
  *
- * Rows are streamed in blocks through buffers on the stack: no workspace.
+ * Rows are streamed in blocks through buffers on the stack: no workspace
+ * (fp16/bf16 weight and bias are converted once per launch into heap
+ * memory instead). The per-row passes are the row kernels of kernels/norm,
+ * built per ISA level; dense fp32 rows are read and written in place, dense
+ * fp16/bf16 ones convert inside the first and last passes.
  * (ggml-cann's GroupNorm passes meanOut/rstdOut views that run past their
  * allocation into the memory its pool hands out next, where a workspace
  * would land.) meanOut and rstdOut are written as CANN's op_api copies them
@@ -25,6 +29,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "aclnnop/aclnn_group_norm.h"
@@ -50,13 +55,23 @@ static_assert(sizeof(ln_plan) <= EMU_PLAN_BYTES, "ln_plan must fit in the execut
 /* Slots of both operators: input, weight, bias, out, mean, rstd. */
 enum { S_IN, S_WEIGHT, S_BIAS, S_OUT, S_MEAN, S_RSTD, S_COUNT };
 
-/* Elements per block: a multiple of EMU_LANES, so blocks sum as whole rows do. */
-enum { BLOCK = 1024 };
+/* Elements per block: a multiple of EMU_LANES, so blocks sum as whole rows do.
+ * Rows of up to BLOCK elements (hidden sizes to 4096) are loaded (and
+ * converted) once and stay in the buffer for both statistics passes and
+ * the affine pass; longer rows stream. WEIGHT_BLOCK: weight and bias
+ * elements converted at a time where they are not converted once per
+ * launch (see run_ln; dense fp32 ones are read in place). 24 KiB of stack
+ * in all. */
+enum { BLOCK = 4096, WEIGHT_BLOCK = 1024 };
+/* Longest weight and bias converted once per launch (16 MiB each). */
+enum { CONVERT_ONCE_MAX = 1 << 22 };
 
 typedef struct {
     const ln_plan *plan;
     const emu_convert_kernels *cv;
+    const emu_norm_kernels *nk;
     emu_rows in, out, weight, bias;
+    const float *weight_f32, *bias_f32; /* dense fp32 weight / bias, read in place; else NULL */
     const emu_view *weight_view, *bias_view; /* NULL: absent */
     const emu_view *mean, *rstd;             /* NULL: not written by the rows */
 } ln_ctx;
@@ -66,28 +81,45 @@ static int64_t block_at(int64_t n, int64_t pos)
     return n - pos < BLOCK ? n - pos : BLOCK;
 }
 
-/* mean and rstd of a row; buf holds the row afterwards when it fits. */
+/* mean and rstd of n values in memory: the same lanes as the blocks below. */
+static void dense_stats(const ln_ctx *c, const float *x, int64_t n, float *mean, float *rstd)
+{
+    emu_lanes sum = {{0}}, dev = {{0}};
+    c->nk->lanes_add(sum.acc, x, (size_t)n);
+    *mean = emu_lanes_total(&sum) / (float)n;
+    c->nk->lanes_add_dev_sq(dev.acc, x, (size_t)n, *mean);
+    *rstd = 1.0f / sqrtf(emu_lanes_total(&dev) / (float)n + c->plan->eps);
+}
+
+/* mean and rstd of a row; buf holds the row afterwards when it fits, unless
+ * the row is dense fp32 (then read in place). */
 static void row_stats(const ln_ctx *c, int64_t row, float *buf, float *mean, float *rstd)
 {
     const int64_t n = c->plan->cols;
+    const float *dense = emu_rows_dense_f32(&c->in, row);
+    if (dense != NULL) {
+        dense_stats(c, dense, n, mean, rstd);
+        return;
+    }
     emu_lanes sum = {{0}}, dev = {{0}};
     for (int64_t pos = 0; pos < n; pos += BLOCK) {
         emu_rows_load_range(&c->in, row, pos, block_at(n, pos), buf, c->cv);
-        emu_lanes_add(&sum, buf, block_at(n, pos));
+        c->nk->lanes_add(sum.acc, buf, (size_t)block_at(n, pos));
     }
     *mean = emu_lanes_total(&sum) / (float)n;
     for (int64_t pos = 0; pos < n; pos += BLOCK) {
         if (n > BLOCK) {
             emu_rows_load_range(&c->in, row, pos, block_at(n, pos), buf, c->cv);
         }
-        emu_lanes_add_dev_sq(&dev, buf, block_at(n, pos), *mean);
+        c->nk->lanes_add_dev_sq(dev.acc, buf, (size_t)block_at(n, pos), *mean);
     }
     *rstd = 1.0f / sqrtf(emu_lanes_total(&dev) / (float)n + c->plan->eps);
 }
 
-/* out = (x - mean) * rstd * weight + bias for elements [pos, pos + m) of
- * row `row`, which lie in one channel for GroupNorm. */
-static void affine(const ln_ctx *c, int64_t row, int64_t pos, int64_t m, float mean, float rstd, float *x)
+/* dst = (src - mean) * rstd * weight + bias for elements [pos, pos + m) of
+ * row `row`, which lie in one channel for GroupNorm; dst may be src. */
+static void affine(const ln_ctx *c, int64_t row, int64_t pos, int64_t m, float mean, float rstd, const float *src,
+                   float *dst)
 {
     const ln_plan *p = c->plan;
     if (p->groups > 0) {
@@ -95,20 +127,32 @@ static void affine(const ln_ctx *c, int64_t row, int64_t pos, int64_t m, float m
         const float w = c->weight_view != NULL ? (float)emu_view_load_at(c->weight_view, channel) : 1.0f;
         const float b = c->bias_view != NULL ? (float)emu_view_load_at(c->bias_view, channel) : 0.0f;
         for (int64_t i = 0; i < m; ++i) {
-            x[i] = (x[i] - mean) * rstd * w + b;
+            dst[i] = (src[i] - mean) * rstd * w + b;
         }
         return;
     }
-    float w[BLOCK], b[BLOCK];
-    if (c->weight_view != NULL) {
-        emu_rows_load_range(&c->weight, 0, pos, m, w, c->cv);
+    if ((c->weight_view == NULL || c->weight_f32 != NULL) && (c->bias_view == NULL || c->bias_f32 != NULL)) {
+        c->nk->affine(src, dst, (size_t)m, mean, rstd, c->weight_f32 != NULL ? c->weight_f32 + pos : NULL,
+                      c->bias_f32 != NULL ? c->bias_f32 + pos : NULL);
+        return;
     }
-    if (c->bias_view != NULL) {
-        emu_rows_load_range(&c->bias, 0, pos, m, b, c->cv);
-    }
-    for (int64_t i = 0; i < m; ++i) {
-        const float y = (x[i] - mean) * rstd;
-        x[i] = (c->weight_view != NULL ? y * w[i] : y) + (c->bias_view != NULL ? b[i] : 0.0f);
+    float w[WEIGHT_BLOCK], b[WEIGHT_BLOCK];
+    for (int64_t k = 0; k < m; k += WEIGHT_BLOCK) {
+        const int64_t len = m - k < WEIGHT_BLOCK ? m - k : WEIGHT_BLOCK;
+        const float *wk = NULL, *bk = NULL;
+        if (c->weight_f32 != NULL) {
+            wk = c->weight_f32 + pos + k;
+        } else if (c->weight_view != NULL) {
+            emu_rows_load_range(&c->weight, 0, pos + k, len, w, c->cv);
+            wk = w;
+        }
+        if (c->bias_f32 != NULL) {
+            bk = c->bias_f32 + pos + k;
+        } else if (c->bias_view != NULL) {
+            emu_rows_load_range(&c->bias, 0, pos + k, len, b, c->cv);
+            bk = b;
+        }
+        c->nk->affine(src + k, dst + k, (size_t)len, mean, rstd, wk, bk);
     }
 }
 
@@ -119,6 +163,49 @@ static void ln_row(const void *opaque, int64_t row, void *scratch)
     const ln_plan *p = c->plan;
     const int64_t n = p->cols;
     float buf[BLOCK], mean, rstd;
+    const float *in = emu_rows_dense_f32(&c->in, row);
+    float *out = emu_rows_dense_f32(&c->out, row);
+    if (p->groups == 0 && in != NULL && out != NULL) {
+        /* Dense fp32 rows, any length: the statistics read input in place
+         * and the affine pass writes out directly (out may be input: each
+         * element is read before it is written), no copies. */
+        dense_stats(c, in, n, &mean, &rstd);
+        if (c->mean != NULL) {
+            emu_view_store_at(c->mean, row, mean);
+        }
+        if (c->rstd != NULL) {
+            emu_view_store_at(c->rstd, row, rstd);
+        }
+        affine(c, row, 0, n, mean, rstd, in, out);
+        return;
+    }
+    const aclDataType half = c->in.dtype;
+    const uint16_t *in_h = NULL;
+    uint16_t *out_h = NULL;
+    if (p->groups == 0 && n <= BLOCK && (half == ACL_FLOAT16 || half == ACL_BF16) &&
+        (c->weight_view == NULL || c->weight_f32 != NULL) && (c->bias_view == NULL || c->bias_f32 != NULL)) {
+        in_h = emu_rows_dense(&c->in, row, half);
+        out_h = in_h != NULL ? emu_rows_dense(&c->out, row, half) : NULL;
+    }
+    if (out_h != NULL) {
+        /* Dense fp16/bf16 rows that fit the buffer, out of input's dtype:
+         * the widening load fused with the sum, the affine pass with the
+         * rounding store; the same values as the separate passes. */
+        const int bf16 = half == ACL_BF16;
+        emu_lanes sum = {{0}}, dev = {{0}};
+        c->nk->load_add(sum.acc, in_h, buf, (size_t)n, bf16);
+        mean = emu_lanes_total(&sum) / (float)n;
+        c->nk->lanes_add_dev_sq(dev.acc, buf, (size_t)n, mean);
+        rstd = 1.0f / sqrtf(emu_lanes_total(&dev) / (float)n + p->eps);
+        if (c->mean != NULL) {
+            emu_view_store_at(c->mean, row, mean);
+        }
+        if (c->rstd != NULL) {
+            emu_view_store_at(c->rstd, row, rstd);
+        }
+        c->nk->affine_narrow(buf, out_h, (size_t)n, mean, rstd, c->weight_f32, c->bias_f32, bf16);
+        return;
+    }
     row_stats(c, row, buf, &mean, &rstd);
     if (c->mean != NULL) {
         emu_view_store_at(c->mean, row, mean);
@@ -126,21 +213,23 @@ static void ln_row(const void *opaque, int64_t row, void *scratch)
     if (c->rstd != NULL) {
         emu_view_store_at(c->rstd, row, rstd);
     }
-    /* Blocks that stay within one channel (GroupNorm); the row is in buf when n <= BLOCK. */
+    /* Blocks that stay within one channel (GroupNorm); the row is in buf
+     * when n <= BLOCK (and not dense fp32, which row_stats reads in place). */
+    const bool whole = n <= BLOCK && in == NULL;
     const int64_t segment = p->groups > 0 ? p->spatial : n;
     for (int64_t pos = 0; pos < n;) {
         const int64_t m = block_at(segment, pos % segment);
-        float *x = n <= BLOCK ? buf + pos : buf;
-        if (n > BLOCK) {
+        float *x = whole ? buf + pos : buf;
+        if (!whole) {
             emu_rows_load_range(&c->in, row, pos, m, x, c->cv);
         }
-        affine(c, row, pos, m, mean, rstd, x);
-        if (n > BLOCK) {
+        affine(c, row, pos, m, mean, rstd, x, x);
+        if (!whole) {
             emu_rows_store_range(&c->out, row, pos, m, x, c->cv);
         }
         pos += m;
     }
-    if (n <= BLOCK) {
+    if (whole) {
         emu_rows_store(&c->out, row, buf, c->cv);
     }
 }
@@ -165,6 +254,17 @@ static void write_stats(const aclOpExecutor *executor, const ln_ctx *c)
     }
 }
 
+/* A present fp32 weight or bias whose elements are one dense run: read in
+ * place by the affine pass (the values a load would copy). */
+static const float *dense_f32(const emu_view *view, const emu_rows *rows)
+{
+    if (view == NULL || rows->dtype != ACL_FLOAT || rows->lead_rank != 0 ||
+        (rows->inner_rank == 1 && rows->inner_stride[0] != 1) || rows->inner_rank > 1) {
+        return NULL;
+    }
+    return (const float *)rows->origin;
+}
+
 static const char *run_ln(aclOpExecutor *executor, void *workspace)
 {
     const ln_plan *plan = (const ln_plan *)executor->plan;
@@ -172,7 +272,7 @@ static const char *run_ln(aclOpExecutor *executor, void *workspace)
     if (plan->rows.rows == 0) {
         return "";
     }
-    ln_ctx c = {.plan = plan, .cv = emu_convert_select(emu_isa_active())};
+    ln_ctx c = {.plan = plan, .cv = emu_convert_select(emu_isa_active()), .nk = emu_norm_kernels_active()};
     if (plan->groups == 0) {
         emu_rows_split(&c.in, &t[S_IN], plan->lead);
         emu_rows_split(&c.out, &t[S_OUT], plan->lead);
@@ -192,6 +292,27 @@ static const char *run_ln(aclOpExecutor *executor, void *workspace)
         c.bias_view = &t[S_BIAS];
         emu_rows_split(&c.bias, c.bias_view, 0);
     }
+    c.weight_f32 = dense_f32(c.weight_view, &c.weight);
+    c.bias_f32 = dense_f32(c.bias_view, &c.bias);
+    /* LayerNorm's fp16/bf16 (or strided) weight and bias, converted once per
+     * launch instead of once per row: the values a per-block load gives.
+     * Not in the workspace (see the top); heap memory, and where that
+     * fails (or the rows are huge) the per-block conversion. */
+    float *converted[2] = {NULL, NULL};
+    if (plan->groups == 0 && plan->cols <= CONVERT_ONCE_MAX) {
+        const emu_rows *sources[2] = {&c.weight, &c.bias};
+        const float **targets[2] = {&c.weight_f32, &c.bias_f32};
+        const emu_view *views[2] = {c.weight_view, c.bias_view};
+        for (int k = 0; k < 2; ++k) {
+            if (views[k] != NULL && *targets[k] == NULL) {
+                converted[k] = malloc((size_t)plan->cols * sizeof(float));
+                if (converted[k] != NULL) {
+                    emu_rows_load_range(sources[k], 0, 0, plan->cols, converted[k], c.cv);
+                    *targets[k] = converted[k];
+                }
+            }
+        }
+    }
     if (!plan->stats_serial) {
         c.mean = executor->present[S_MEAN] && !emu_view_is_empty(&t[S_MEAN]) ? &t[S_MEAN] : NULL;
         c.rstd = executor->present[S_RSTD] && !emu_view_is_empty(&t[S_RSTD]) ? &t[S_RSTD] : NULL;
@@ -200,6 +321,8 @@ static const char *run_ln(aclOpExecutor *executor, void *workspace)
     if (plan->stats_serial) {
         write_stats(executor, &c);
     }
+    free(converted[0]);
+    free(converted[1]);
     return plan->groups == 0 ? "layer_norm" : "group_norm";
 }
 

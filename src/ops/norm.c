@@ -14,7 +14,8 @@
  *
  * Order of the sums: the device reduces x^2 with its vector units'
  * repeat-and-halve tree (ReduceSumHalfInterval; AddRmsNorm scales by 1/n
- * before the sum); here 16 lanes, then pairwise (norm_rows.c). */
+ * before the sum); here 16 lanes, then pairwise (norm_rows.c), in the row
+ * kernels of kernels/norm, built per ISA level. */
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ enum { A_X1, A_X2, A_GAMMA, A_Y, A_RSTD, A_X };
 typedef struct {
     const rms_plan *plan;
     const emu_convert_kernels *cv;
+    const emu_norm_kernels *nk;
     emu_rows x1, x2, y, x_out;
     const emu_view *rstd; /* NULL: not written */
     bool write_x;
@@ -59,6 +61,21 @@ static void rms_row(const void *opaque, int64_t row, void *scratch)
     const rms_ctx *c = opaque;
     const int64_t n = c->plan->cols;
     float *x = scratch;
+    const float *in = emu_rows_dense_f32(&c->x1, row);
+    float *out = emu_rows_dense_f32(&c->y, row);
+    if (c->plan->mode == MODE_RMS && in != NULL && out != NULL) {
+        /* Dense fp32 rows (RmsNorm rounds nothing in between): the sum reads
+         * x in place and the scaling writes yOut directly, no copies. yOut
+         * may be x: each element is read before it is written. */
+        emu_lanes sq = {{0}};
+        c->nk->lanes_add_sq(sq.acc, in, (size_t)n);
+        const float rstd = 1.0f / sqrtf(emu_lanes_total(&sq) * c->plan->avg + c->plan->epsilon);
+        if (c->rstd != NULL) {
+            emu_view_store_at(c->rstd, row, rstd);
+        }
+        c->nk->scale_mul(in, out, (size_t)n, rstd, c->gamma);
+        return;
+    }
     emu_rows_load(&c->x1, row, x, c->cv);
     if (c->plan->mode != MODE_RMS) {
         float *x2 = x + n;
@@ -72,18 +89,21 @@ static void rms_row(const void *opaque, int64_t row, void *scratch)
             emu_rows_store(&c->x_out, row, x, c->cv);
         }
     }
-    const float rstd = 1.0f / sqrtf(emu_norm_sum_sq(x, n) * c->plan->avg + c->plan->epsilon);
+    emu_lanes sq = {{0}};
+    c->nk->lanes_add_sq(sq.acc, x, (size_t)n);
+    const float rstd = 1.0f / sqrtf(emu_lanes_total(&sq) * c->plan->avg + c->plan->epsilon);
     if (c->rstd != NULL) {
         emu_view_store_at(c->rstd, row, rstd);
     }
-    for (int64_t i = 0; i < n; ++i) {
-        x[i] *= rstd;
-    }
     if (c->plan->round_normalized) {
+        c->nk->scale(x, (size_t)n, rstd);
         emu_norm_round(c->x1.dtype, x, n, c->cv);
-    }
-    for (int64_t i = 0; i < n; ++i) {
-        x[i] *= c->gamma[i];
+        for (int64_t i = 0; i < n; ++i) {
+            x[i] *= c->gamma[i];
+        }
+    } else {
+        /* (x * rstd) * gamma in one pass: both products rounded as the two passes did. */
+        c->nk->scale_mul(x, x, (size_t)n, rstd, c->gamma);
     }
     emu_rows_store(&c->y, row, x, c->cv);
 }
@@ -93,7 +113,8 @@ static const char *run_rms(aclOpExecutor *executor, void *workspace)
     const rms_plan *plan = (const rms_plan *)executor->plan;
     const emu_view *t = executor->tensors;
     const bool add = plan->mode != MODE_RMS;
-    rms_ctx c = {.plan = plan, .cv = emu_convert_select(emu_isa_active()), .gamma = workspace};
+    rms_ctx c = {.plan = plan, .cv = emu_convert_select(emu_isa_active()), .nk = emu_norm_kernels_active(),
+                 .gamma = workspace};
     emu_rows gamma;
     emu_rows_split(&gamma, &t[add ? A_GAMMA : R_GAMMA], 0);
     emu_rows_load(&gamma, 0, workspace, c.cv);

@@ -14,6 +14,7 @@
 #define EMU_OPS_NORM_H_
 
 #include "kernels/convert/convert.h"
+#include "kernels/norm/norm.h"
 #include "meta/executor.h"
 #include "ops/check.h"
 #include "ops/opdef.h"
@@ -49,6 +50,12 @@ void emu_rows_load_range(const emu_rows *rows, int64_t row, int64_t start, int64
                          const emu_convert_kernels *cv);
 void emu_rows_store_range(const emu_rows *rows, int64_t row, int64_t start, int64_t count, const float *src,
                           const emu_convert_kernels *cv);
+/* Row `row` of an fp32 view whose rows are one dense run each: its first
+ * element, for kernels that read or write the tensor in place of a load or
+ * store (a copy); NULL for any other view. */
+float *emu_rows_dense_f32(const emu_rows *rows, int64_t row);
+/* The same for rows of `dtype` (NULL where the view has another dtype). */
+void *emu_rows_dense(const emu_rows *rows, int64_t row, aclDataType dtype);
 /* Rows first..first+count-1 (count <= 64) of fp32/fp16/bf16 views whose
  * rows are single strided runs (emu_rows_axis), as blocks of the row
  * length at dst + k * length, read and written across the rows element by
@@ -84,6 +91,14 @@ float emu_lanes_total(const emu_lanes *lanes);
 float emu_norm_sum(const float *x, int64_t n);
 float emu_norm_sum_sq(const float *x, int64_t n);
 float emu_norm_max(const float *x, int64_t n); /* -inf for n == 0; NaN is skipped */
+/* The same max with the row kernels k; the lanes' max in a fixed order
+ * (lane 0, then 1, ...: the sign of a zero result does not depend on the ISA). */
+float emu_norm_max_with(const emu_norm_kernels *k, const float *x, int64_t n);
+float emu_lanes_max_total(const emu_lanes *lanes);
+/* The row kernels (kernels/norm) of the active ISA level: the one place the
+ * norm and softmax operators choose it. Callers that run many rows take it
+ * once per launch. */
+const emu_norm_kernels *emu_norm_kernels_active(void);
 
 /* The parallel row loop. fn(ctx, row, scratch) computes one row; scratch is
  * scratch_bytes of workspace owned by the calling chunk. */

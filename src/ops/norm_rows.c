@@ -1,6 +1,7 @@
 /* Rows of a tensor for the norm and softmax operators: views as rows,
  * loading and storing them in fp32 / fp64, fixed-order reductions and the
  * parallel row loop (norm.h). */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -201,6 +202,19 @@ static int64_t row_length(const emu_rows *rows)
     return n;
 }
 
+void *emu_rows_dense(const emu_rows *rows, int64_t row, aclDataType dtype)
+{
+    if (rows->dtype != dtype || rows->inner_rank != 1 || rows->inner_stride[0] != 1) {
+        return NULL;
+    }
+    return rows->origin + row_offset(rows, row) * (int64_t)rows->elem;
+}
+
+float *emu_rows_dense_f32(const emu_rows *rows, int64_t row)
+{
+    return emu_rows_dense(rows, row, ACL_FLOAT);
+}
+
 void emu_rows_load_range(const emu_rows *rows, int64_t row, int64_t start, int64_t count, float *dst,
                          const emu_convert_kernels *cv)
 {
@@ -337,33 +351,29 @@ void emu_norm_round(aclDataType dtype, float *x, int64_t n, const emu_convert_ke
 
 /* ---- fixed-order reductions ---- */
 
-/* The lane loop: element i is added to lane i % EMU_LANES. */
-#define NORM_LANE_ADD(term)                                                                                    \
-    int64_t i = 0;                                                                                             \
-    for (; i + EMU_LANES <= n; i += EMU_LANES) {                                                               \
-        for (int j = 0; j < EMU_LANES; ++j) {                                                                  \
-            const float v = x[i + j];                                                                          \
-            lanes->acc[j] += (term);                                                                           \
-        }                                                                                                      \
-    }                                                                                                          \
-    for (int j = 0; i + j < n; ++j) {                                                                          \
-        const float v = x[i + j];                                                                              \
-        lanes->acc[j] += (term);                                                                               \
-    }
+/* The lane loops run in the row kernels (kernels/norm), chosen here for the
+ * active ISA level: every level adds element i to lane i % EMU_LANES in row
+ * order, so the bits do not depend on the level. */
+static_assert((int)EMU_LANES == (int)EMU_NORM_LANES, "ops/norm.h and kernels/norm agree on the lanes");
+
+const emu_norm_kernels *emu_norm_kernels_active(void)
+{
+    return emu_norm_select(emu_isa_active());
+}
 
 void emu_lanes_add(emu_lanes *lanes, const float *x, int64_t n)
 {
-    NORM_LANE_ADD(v)
+    emu_norm_kernels_active()->lanes_add(lanes->acc, x, (size_t)n);
 }
 
 void emu_lanes_add_sq(emu_lanes *lanes, const float *x, int64_t n)
 {
-    NORM_LANE_ADD(v * v)
+    emu_norm_kernels_active()->lanes_add_sq(lanes->acc, x, (size_t)n);
 }
 
 void emu_lanes_add_dev_sq(emu_lanes *lanes, const float *x, int64_t n, float mean)
 {
-    NORM_LANE_ADD((v - mean) * (v - mean))
+    emu_norm_kernels_active()->lanes_add_dev_sq(lanes->acc, x, (size_t)n, mean);
 }
 
 float emu_lanes_total(const emu_lanes *lanes)
@@ -392,26 +402,28 @@ float emu_norm_sum_sq(const float *x, int64_t n)
     return emu_lanes_total(&lanes);
 }
 
-float emu_norm_max(const float *x, int64_t n)
+float emu_lanes_max_total(const emu_lanes *lanes)
 {
-    float acc[EMU_LANES];
-    for (int j = 0; j < EMU_LANES; ++j) {
-        acc[j] = -INFINITY;
-    }
-    int64_t i = 0;
-    for (; i + EMU_LANES <= n; i += EMU_LANES) {
-        for (int j = 0; j < EMU_LANES; ++j) {
-            acc[j] = x[i + j] > acc[j] ? x[i + j] : acc[j];
-        }
-    }
-    for (int j = 0; i + j < n; ++j) {
-        acc[j] = x[i + j] > acc[j] ? x[i + j] : acc[j];
-    }
-    float m = acc[0];
+    float m = lanes->acc[0];
     for (int j = 1; j < EMU_LANES; ++j) {
-        m = acc[j] > m ? acc[j] : m;
+        m = lanes->acc[j] > m ? lanes->acc[j] : m;
     }
     return m;
+}
+
+float emu_norm_max_with(const emu_norm_kernels *k, const float *x, int64_t n)
+{
+    emu_lanes lanes;
+    for (int j = 0; j < EMU_LANES; ++j) {
+        lanes.acc[j] = -INFINITY;
+    }
+    k->lanes_max(lanes.acc, x, (size_t)n);
+    return emu_lanes_max_total(&lanes);
+}
+
+float emu_norm_max(const float *x, int64_t n)
+{
+    return emu_norm_max_with(emu_norm_kernels_active(), x, n);
 }
 
 /* ---- the parallel row loop ---- */

@@ -10,6 +10,9 @@
  * makes the whole row NaN, as does +inf (inf - inf) or a row of -inf only.
  * fp16/bf16/fp32 in fp32 with the vectorized exp of the element-wise
  * kernels (kernels/ew/exp.h, the same bits on every ISA), DOUBLE in double.
+ * The fp32 passes are the row kernels of kernels/norm (built per ISA level):
+ * max, exp with the sum, division; dense rows skip the copies through
+ * scratch (fp32) or convert inside the first and last pass (fp16/bf16).
  * Sums in the fixed lane order of norm_rows.c; the device's vector units
  * reduce each row with their own repeat-and-halve tree.
  *
@@ -41,6 +44,7 @@ static_assert(sizeof(sm_plan) <= EMU_PLAN_BYTES, "sm_plan must fit in the execut
 typedef struct {
     const sm_plan *plan;
     const emu_convert_kernels *cv;
+    const emu_norm_kernels *nk;
     emu_ew_f32_fn exp_f32;
     emu_rows in, out, labels;
     aclDataType self_dtype;
@@ -70,7 +74,7 @@ static double sum_f64(const double *x, int64_t n)
 /* z = x - max(x) in place; e = exp(z) (e may be z). Returns sum(e). */
 static float shifted_exp(const sm_ctx *c, float *z, float *e, int64_t n)
 {
-    const float max = emu_norm_max(z, n);
+    const float max = emu_norm_max_with(c->nk, z, n);
     for (int64_t i = 0; i < n; ++i) {
         z[i] -= max;
     }
@@ -78,19 +82,25 @@ static float shifted_exp(const sm_ctx *c, float *z, float *e, int64_t n)
     memset(&params, 0, sizeof params);
     const float *in[1] = {z};
     c->exp_f32((size_t)n, in, e, &params);
-    return emu_norm_sum(e, n);
+    emu_lanes lanes = {{0}};
+    c->nk->lanes_add(lanes.acc, e, (size_t)n);
+    return emu_lanes_total(&lanes);
 }
 
-/* softmax of one row of n values in place; rounded through self's dtype
- * when out has another (the kernel's result is cast). */
-static void softmax_f32(const sm_ctx *c, float *x, int64_t n)
+/* softmax of n values from src into dst (dst may be src); rounded through
+ * self's dtype when out has another (the kernel's result is cast). Three
+ * passes of the row kernels: the max, exp(x - max) with the lane sums in
+ * the same pass, and the division; the same operations in the same order
+ * as separate passes (the element-wise kernels' exp, then the lanes of
+ * emu_norm_sum), so the same bits. */
+static void softmax_f32(const sm_ctx *c, const float *src, float *dst, int64_t n)
 {
-    const float sum = shifted_exp(c, x, x, n);
-    for (int64_t i = 0; i < n; ++i) {
-        x[i] /= sum;
-    }
+    const float max = emu_norm_max_with(c->nk, src, n);
+    emu_lanes lanes = {{0}};
+    c->nk->exp_lanes_add(lanes.acc, src, dst, (size_t)n, max);
+    c->nk->div(dst, dst, (size_t)n, emu_lanes_total(&lanes));
     if (c->out.dtype != c->self_dtype) {
-        emu_norm_round(c->self_dtype, x, n, c->cv);
+        emu_norm_round(c->self_dtype, dst, n, c->cv);
     }
 }
 
@@ -115,8 +125,39 @@ static void softmax_row(const void *opaque, int64_t row, void *scratch)
         return;
     }
     float *x = scratch;
+    const float *in = emu_rows_dense_f32(&c->in, row);
+    float *out = emu_rows_dense_f32(&c->out, row);
+    if (in != NULL && out != NULL) {
+        /* Dense fp32 rows: the max and the exp read self, the division
+         * writes out, instead of copying the row in and out of scratch.
+         * The exp goes to scratch, not out: out may be self. */
+        const float max = emu_norm_max_with(c->nk, in, n);
+        emu_lanes lanes = {{0}};
+        c->nk->exp_lanes_add(lanes.acc, in, x, (size_t)n, max);
+        c->nk->div(x, out, (size_t)n, emu_lanes_total(&lanes));
+        return;
+    }
+    const aclDataType half = c->self_dtype;
+    const uint16_t *in_h = half == ACL_FLOAT16 || half == ACL_BF16 ? emu_rows_dense(&c->in, row, half) : NULL;
+    uint16_t *out_h = in_h != NULL ? emu_rows_dense(&c->out, row, half) : NULL;
+    if (out_h != NULL) {
+        /* Dense fp16/bf16 rows in and out, one dtype: the widening load
+         * fused with the max, the division with the rounding store; the
+         * same values as the separate passes. */
+        const int bf16 = half == ACL_BF16;
+        emu_lanes lanes;
+        for (int j = 0; j < EMU_LANES; ++j) {
+            lanes.acc[j] = -INFINITY;
+        }
+        c->nk->load_max(lanes.acc, in_h, x, (size_t)n, bf16);
+        const float max = emu_lanes_max_total(&lanes);
+        emu_lanes sum = {{0}};
+        c->nk->exp_lanes_add(sum.acc, x, x, (size_t)n, max);
+        c->nk->div_narrow(x, out_h, (size_t)n, emu_lanes_total(&sum), bf16);
+        return;
+    }
     emu_rows_load(&c->in, row, x, c->cv);
-    softmax_f32(c, x, n);
+    softmax_f32(c, x, x, n);
     emu_rows_store(&c->out, row, x, c->cv);
 }
 
@@ -132,7 +173,7 @@ static void softmax_tile(const void *opaque, int64_t tile, void *scratch)
     float *x = scratch;
     emu_rows_load_lines(&c->in, first, count, x);
     for (int64_t k = 0; k < count; ++k) {
-        softmax_f32(c, x + k * n, n);
+        softmax_f32(c, x + k * n, x + k * n, n);
     }
     emu_rows_store_lines(&c->out, first, count, x);
 }
@@ -140,7 +181,7 @@ static void softmax_tile(const void *opaque, int64_t tile, void *scratch)
 static const char *run_softmax(aclOpExecutor *executor, void *workspace)
 {
     const sm_plan *plan = (const sm_plan *)executor->plan;
-    sm_ctx c = {.plan = plan, .cv = emu_convert_select(emu_isa_active()),
+    sm_ctx c = {.plan = plan, .cv = emu_convert_select(emu_isa_active()), .nk = emu_norm_kernels_active(),
                 .exp_f32 = emu_ew_select(emu_isa_active())->f32[EMU_EWK_exp],
                 .self_dtype = executor->tensors[0].dtype};
     if (plan->dim < 0) {
@@ -260,7 +301,7 @@ static const char *run_sce(aclOpExecutor *executor, void *workspace)
 {
     const sm_plan *plan = (const sm_plan *)executor->plan;
     const emu_view *t = executor->tensors;
-    sm_ctx c = {.plan = plan, .cv = emu_convert_select(emu_isa_active()),
+    sm_ctx c = {.plan = plan, .cv = emu_convert_select(emu_isa_active()), .nk = emu_norm_kernels_active(),
                 .exp_f32 = emu_ew_select(emu_isa_active())->f32[EMU_EWK_exp], .loss = &t[C_LOSS]};
     emu_rows_split(&c.in, &t[C_FEATURES], 1);
     emu_rows_split(&c.labels, &t[C_LABELS], 1);

@@ -1,6 +1,7 @@
 /*
  * Standalone test of the SIMD kernel layer (src/kernels): ISA plumbing,
- * fp16/bf16 conversions, SiLU and the Floyd dot product, for every ISA level this CPU supports.
+ * fp16/bf16 conversions, SiLU, the Floyd dot product and the norm row kernels, for every ISA level
+ * this CPU supports.
  * Each check group prints one line; the last line is "N passed, M failed"
  * and the exit code is 1 if anything failed.
  */
@@ -13,9 +14,11 @@
 #include <string.h>
 
 #include "kernels/convert/convert.h"
+#include "kernels/ew/ew.h"
 #include "kernels/floyd/floyd.h"
 #include "kernels/isa.h"
 #include "kernels/moe/moe.h"
+#include "kernels/norm/norm.h"
 #include "kernels/silu/silu.h"
 
 #define TEST_RNG_SEED 0x9E3779B97F4A7C15ull
@@ -648,6 +651,155 @@ static void test_moe_copy_row_isa(emu_isa isa) {
     free(buffer);
 }
 
+/* The norm/softmax row kernels: every kernel of level isa gives the scalar
+ * kernel's bits (lanes included) on ragged lengths; the scalar lanes are
+ * element i added to lane i % 16 in order, and the scalar exp is the
+ * element-wise kernels' exp. The exp runs over a sweep of all float bit
+ * patterns (NaN, inf, the clamps, subnormal results), the half kernels over
+ * random fp16/bf16 patterns (NaN included). As elsewhere in this file, any
+ * NaN equals any NaN: where two NaNs meet in an addition, which payload
+ * survives is the compiler's choice (C leaves the operand order of a + b
+ * free), so only the payload may differ between levels. */
+static int same_floats(const float* a, const float* b, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        if (!same_float(a[i], b[i])) return 0;
+    }
+    return 1;
+}
+
+/* fp16 / bf16 values: the same bits, or NaN both (the lanes of NaN or inf patterns). */
+static int same_halves(const uint16_t* a, const uint16_t* b, size_t n, int bf16) {
+    for (size_t i = 0; i < n; ++i) {
+        const int nan_a = bf16 ? (a[i] & 0x7FFF) > 0x7F80 : (a[i] & 0x7FFF) > 0x7C00;
+        const int nan_b = bf16 ? (b[i] & 0x7FFF) > 0x7F80 : (b[i] & 0x7FFF) > 0x7C00;
+        if (a[i] != b[i] && !(nan_a && nan_b)) return 0;
+    }
+    return 1;
+}
+
+static void test_norm_isa(emu_isa isa) {
+    static const size_t lengths[] = {0, 1, 15, 16, 17, 31, 33, 255, 256, 257, 1000, 4096, 4099};
+    enum { MAX_LEN = 65536 };
+    const emu_norm_kernels* k = emu_norm_select(isa);
+    const emu_norm_kernels* ks = emu_norm_select(EMU_ISA_SCALAR);
+    float* x = xmalloc(MAX_LEN * sizeof *x);
+    float* g = xmalloc(MAX_LEN * sizeof *g);
+    float* b = xmalloc(MAX_LEN * sizeof *b);
+    float* y1 = xmalloc(MAX_LEN * sizeof *y1);
+    float* y2 = xmalloc(MAX_LEN * sizeof *y2);
+    uint16_t* h = xmalloc(MAX_LEN * sizeof *h);
+    uint16_t* h1 = xmalloc(MAX_LEN * sizeof *h1);
+    uint16_t* h2 = xmalloc(MAX_LEN * sizeof *h2);
+    int lanes_ok = 1, ref_ok = 1, exp_ok = 1, ew_ok = 1, map_ok = 1, half_ok = 1;
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; ++li) {
+        const size_t n = lengths[li];
+        for (size_t i = 0; i < n; ++i) {
+            x[i] = rnd_uniform(-8.0f, 8.0f);
+            g[i] = rnd_uniform(-2.0f, 2.0f);
+            b[i] = rnd_uniform(-2.0f, 2.0f);
+            h[i] = (uint16_t)rnd32();
+        }
+        if (n > 20) {
+            x[3] = NAN;
+            x[5] = -INFINITY;
+            x[7] = -0.0f;
+        }
+        float a1[16], a2[16], ref[16];
+        for (int kind = 0; kind < 4; ++kind) {
+            for (int j = 0; j < 16; ++j) a1[j] = a2[j] = ref[j] = kind == 3 ? -INFINITY : 0.5f * (float)j;
+            for (size_t i = 0; i < n; ++i) {
+                const float v = x[i];
+                float* r = &ref[i % 16];
+                switch (kind) {
+                    case 0: *r += v; break;
+                    case 1: *r += v * v; break;
+                    case 2: *r += (v - 0.25f) * (v - 0.25f); break;
+                    default: *r = v > *r ? v : *r; break;
+                }
+            }
+            const emu_norm_kernels* both[2] = {ks, k};
+            float* accs[2] = {a1, a2};
+            for (int w = 0; w < 2; ++w) {
+                switch (kind) {
+                    case 0: both[w]->lanes_add(accs[w], x, n); break;
+                    case 1: both[w]->lanes_add_sq(accs[w], x, n); break;
+                    case 2: both[w]->lanes_add_dev_sq(accs[w], x, n, 0.25f); break;
+                    default: both[w]->lanes_max(accs[w], x, n); break;
+                }
+            }
+            lanes_ok &= same_floats(a1, a2, 16);
+            ref_ok &= same_floats(a1, ref, 16);
+        }
+        for (int j = 0; j < 16; ++j) a1[j] = a2[j] = 0.0f;
+        ks->exp_lanes_add(a1, x, y1, n, 1.5f);
+        memcpy(y2, x, n * sizeof *y2);
+        k->exp_lanes_add(a2, y2, y2, n, 1.5f); /* in place */
+        exp_ok &= same_floats(a1, a2, 16) && same_floats(y1, y2, n);
+        ks->div(x, y1, n, 3.0f);
+        k->div(x, y2, n, 3.0f);
+        map_ok &= same_floats(y1, y2, n);
+        ks->scale_mul(x, y1, n, 0.7f, g);
+        k->scale_mul(x, y2, n, 0.7f, g);
+        map_ok &= same_floats(y1, y2, n);
+        memcpy(y1, x, n * sizeof *y1);
+        memcpy(y2, x, n * sizeof *y2);
+        ks->scale(y1, n, 0.7f);
+        k->scale(y2, n, 0.7f);
+        map_ok &= same_floats(y1, y2, n);
+        for (int wb = 0; wb < 4; ++wb) {
+            const float* wp = wb & 1 ? g : NULL;
+            const float* bp = wb & 2 ? b : NULL;
+            ks->affine(x, y1, n, 0.3f, 1.7f, wp, bp);
+            k->affine(x, y2, n, 0.3f, 1.7f, wp, bp);
+            map_ok &= same_floats(y1, y2, n);
+            for (int bf16 = 0; bf16 <= 1; ++bf16) {
+                ks->affine_narrow(x, h1, n, 0.3f, 1.7f, wp, bp, bf16);
+                k->affine_narrow(x, h2, n, 0.3f, 1.7f, wp, bp, bf16);
+                half_ok &= same_halves(h1, h2, n, bf16);
+            }
+        }
+        for (int bf16 = 0; bf16 <= 1; ++bf16) {
+            for (int j = 0; j < 16; ++j) a1[j] = a2[j] = -INFINITY;
+            ks->load_max(a1, h, y1, n, bf16);
+            k->load_max(a2, h, y2, n, bf16);
+            half_ok &= same_floats(a1, a2, 16) && same_floats(y1, y2, n);
+            for (int j = 0; j < 16; ++j) a1[j] = a2[j] = 0.0f;
+            ks->load_add(a1, h, y1, n, bf16);
+            k->load_add(a2, h, y2, n, bf16);
+            half_ok &= same_floats(a1, a2, 16) && same_floats(y1, y2, n);
+            ks->div_narrow(x, h1, n, 3.0f, bf16);
+            k->div_narrow(x, h2, n, 3.0f, bf16);
+            half_ok &= same_halves(h1, h2, n, bf16);
+        }
+    }
+    /* exp over bit patterns spread over all 2^32 (and 0x7F800000 + 1 for a NaN). */
+    for (size_t i = 0; i < MAX_LEN; ++i) x[i] = bitsf((uint32_t)(i * 65537u + 1u));
+    float a1[16] = {0}, a2[16] = {0};
+    ks->exp_lanes_add(a1, x, y1, MAX_LEN - 5, 0.0f);
+    k->exp_lanes_add(a2, x, y2, MAX_LEN - 5, 0.0f);
+    exp_ok &= same_floats(a1, a2, 16) && same_floats(y1, y2, (MAX_LEN - 5));
+    emu_ew_params params;
+    memset(&params, 0, sizeof params);
+    const float* in[1] = {x};
+    emu_ew_select(EMU_ISA_SCALAR)->f32[EMU_EWK_exp](MAX_LEN - 5, in, y2, &params);
+    ew_ok &= same_floats(y1, y2, (MAX_LEN - 5));
+    check(lanes_ok && exp_ok && map_ok && half_ok && strcmp(k->isa_name, emu_isa_name(isa)) == 0,
+          "norm[%s]: lanes (sum, squares, deviations, max), exp with sum, div, scale, affine and the fp16/bf16 "
+          "fused kernels equal the scalar kernels bit for bit (any NaN equals any NaN)", emu_isa_name(isa));
+    if (isa == EMU_ISA_SCALAR) {
+        check(ref_ok, "norm[scalar]: lane j holds the elements i %% 16 == j in order (sum, squares, deviations, max)");
+        check(ew_ok, "norm[scalar]: the exp is the element-wise kernels' exp over a sweep of all bit patterns");
+    }
+    free(x);
+    free(g);
+    free(b);
+    free(y1);
+    free(y2);
+    free(h);
+    free(h1);
+    free(h2);
+}
+
 int main(void) {
     test_isa_api();
     float* in;
@@ -661,8 +813,9 @@ int main(void) {
         check(emu_convert_select(top) == emu_convert_select(EMU_ISA_AVX512) &&
                   emu_silu_select(top) == emu_silu_select(EMU_ISA_AVX512) &&
                   emu_moe_select(top) == emu_moe_select(EMU_ISA_AVX512) &&
-                  emu_floyd_select(top) == emu_floyd_select(EMU_ISA_AVX512),
-              "%s selects the AVX-512 kernels of convert, silu, moe and floyd", emu_isa_name(top));
+                  emu_floyd_select(top) == emu_floyd_select(EMU_ISA_AVX512) &&
+                  emu_norm_select(top) == emu_norm_select(EMU_ISA_AVX512),
+              "%s selects the AVX-512 kernels of convert, silu, moe, floyd and norm", emu_isa_name(top));
     }
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_convert_isa((emu_isa)isa, in, n);
     free(in);
@@ -671,6 +824,7 @@ int main(void) {
     test_silu_ulp(det);
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_floyd_dot_isa((emu_isa)isa);
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_moe_copy_row_isa((emu_isa)isa);
+    for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_norm_isa((emu_isa)isa);
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -480,3 +480,187 @@ def test_registry_lists_only_implemented_operators():
         assert rc not in (0, NOT_IMPLEMENTED), api
     with pytest.raises(ValueError):
         aclnn_emu.run("aclnnGroupedMatmulV3")
+
+
+# ---------------------------------------------------------------- vectorizable fp32 math (src/kernels/ew/fmath.h)
+# fp32 Tanh, Sin, Cos, Log and the erf-form GELU (GeluV2 approximate=0, GeGluV3 approximate=0) run fmath.h's
+# vectorizable forms (fp64 keeps libm); Sin and Cos send |x| > 2^22 and inf to libm's sinf/cosf, element by
+# element. Measured here in ulp of the float64 reference over the whole float range (exhaustively over every
+# float when written: tanh 1.4, sin/cos 2.4 up to 2^22, GELU-erf 3.8, log 0.9 ulp); special values; the same bits
+# on every ISA level and thread count, NaN payloads included.
+
+from helpers import assert_isa_invariant, assert_thread_count_invariant  # noqa: E402
+
+ERFC = np.vectorize(math.erfc, otypes=[np.float64])
+FM_MAX_ULP = {"tanh": 2.0, "sin": 3.0, "cos": 3.0, "log": 1.0, "gelu_erf": 4.0}
+FM_SINCOS_MAX = 2.0**22  # above: libm
+
+
+def fm_gelu_erf(x):
+    return 0.5 * x * ERFC(-x / math.sqrt(2.0))
+
+
+FM_OPS = {  # name: (api, input name, output name, float64 reference)
+    "tanh": ("aclnnTanh", "self", "out", np.tanh),
+    "sin": ("aclnnSin", "self", "out", np.sin),
+    "cos": ("aclnnCos", "input", "out", np.cos),
+    "log": ("aclnnLog", "self", "out", np.log),
+    "gelu_erf": ("aclnnGeluV2", "x", "y", fm_gelu_erf),
+}
+
+
+def fm_run(name, x):
+    api, in_arg, out_arg, _ = FM_OPS[name]
+    out = np.empty_like(x)
+    kw = {"approximate": 0} if name == "gelu_erf" else {}
+    aclnn_emu.run(api, **{in_arg: x, out_arg: out}, **kw)
+    return out
+
+
+def fm_random_floats(n, lo_bits, hi_bits, seed, signed=True):
+    """Floats with bit patterns uniform in [lo_bits, hi_bits): every binade in the range equally often."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(lo_bits, hi_bits, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    return x * np.where(rng.random(n) < 0.5, -1, 1).astype(np.float32) if signed else x
+
+
+def fm_ulp_error(actual, reference):
+    """Max error in ulp of the reference (normal results), and in units of 2^-149 (subnormal results)."""
+    actual = actual.astype(np.float64)
+    finite = np.isfinite(reference)
+    assert np.array_equal(np.isnan(actual), np.isnan(reference))
+    assert np.array_equal(actual[~finite & ~np.isnan(reference)], reference[~finite & ~np.isnan(reference)])
+    a, r = actual[finite], reference[finite]
+    normal = np.abs(r) >= 2.0**-126
+    ulp = np.where(normal, np.ldexp(1.0, np.frexp(r)[1] - 24), 2.0**-149)
+    err = np.abs(a - r) / ulp
+    return (err[normal].max() if normal.any() else 0.0), (err[~normal].max() if (~normal).any() else 0.0)
+
+
+def fm_inputs(name):
+    all_finite = (1, 0x7F800000)  # every positive finite float's bits
+    if name == "tanh":
+        parts = [fm_random_floats(1 << 17, *all_finite, 1), data((1 << 16,), np.float32, -10, 10, 2)]
+    elif name in ("sin", "cos"):
+        k = np.arange(1, 40000, dtype=np.float64)
+        parts = [fm_random_floats(1 << 17, 1, 0x4A800000, 3),  # |x| < 2^22
+                 data((1 << 16,), np.float32, -1e5, 1e5, 4),
+                 (k * (math.pi / 2)).astype(np.float32),  # the floats nearest multiples of pi/2
+                 (k * 1e4 * (math.pi / 2)).astype(np.float32),
+                 fm_random_floats(1 << 14, 0x4A800000, 0x7F800000, 5)]  # the libm range
+    elif name == "log":
+        parts = [fm_random_floats(1 << 17, *all_finite, 6, signed=False),  # subnormals included
+                 data((1 << 16,), np.float32, 0.5, 2.0, 7)]
+    else:  # gelu_erf: the far negative tail keeps its relative precision down to the subnormals
+        parts = [fm_random_floats(1 << 17, *all_finite, 8), data((1 << 16,), np.float32, -14.5, 8, 9),
+                 data((1 << 14,), np.float32, -0.8, 0.8, 10)]
+    return np.concatenate(parts)
+
+
+@pytest.mark.parametrize("name", list(FM_OPS))
+def test_fp32_math_is_within_a_few_ulp_over_the_float_range(name):
+    x = fm_inputs(name)
+    with np.errstate(all="ignore"):
+        reference = FM_OPS[name][3](x.astype(np.float64))
+        reference = np.where(np.abs(reference) > np.finfo(np.float32).max, np.sign(reference) * np.inf, reference)
+    normal_ulp, subnormal_units = fm_ulp_error(fm_run(name, x), reference)
+    assert normal_ulp <= FM_MAX_ULP[name], normal_ulp
+    assert subnormal_units <= FM_MAX_ULP[name], subnormal_units
+    # and CANN's standard on the usual inputs, in every storage dtype
+    x = data((4, 999), np.float32, *{"log": (1e-3, 1e3), "tanh": (-6, 6)}.get(name, (-8, 8)), seed=11)
+    for dtype in FLOATS:
+        xd = x.astype(dtype)
+        with np.errstate(all="ignore"):
+            assert_close(fm_run(name, xd), FM_OPS[name][3](xd.astype(np.float64)), dtype)
+
+
+def test_fp32_math_special_values():
+    inf, nan = np.inf, np.nan
+    x = np.array([0.0, -0.0, inf, -inf, nan, 1e-30, -1e-30, 1e-45, -1e-45, 20.0, -20.0, 1e30, -1e30], np.float32)
+
+    def bits_equal(actual, expected):
+        return np.array_equal(np.asarray(expected, np.float32).view(np.uint32), actual.view(np.uint32))
+
+    t = fm_run("tanh", x)
+    assert bits_equal(t[[0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12]], [0.0, -0.0, 1, -1, 1e-30, -1e-30, 1e-45, -1e-45,
+                                                                   1, -1, 1, -1])
+    assert np.isnan(t[4])
+    s = fm_run("sin", x)
+    assert bits_equal(s[[0, 1, 5, 6, 7, 8]], [0.0, -0.0, 1e-30, -1e-30, 1e-45, -1e-45])
+    assert np.isnan(s[2:5]).all() and s[11] == np.float32(np.sin(np.float64(np.float32(1e30)))) and s[12] == -s[11]
+    c = fm_run("cos", x)
+    assert bits_equal(c[[0, 1, 5, 6, 7, 8]], [1.0] * 6) and np.isnan(c[2:5]).all() and c[11] == c[12]
+    with np.errstate(all="ignore"):
+        lg = fm_run("log", x)
+    assert bits_equal(lg[[0, 1, 2]], [-inf, -inf, inf]) and np.isnan(lg[[3, 4, 6, 8, 10, 12]]).all()
+    assert bits_equal(fm_run("log", np.float32([1.0, 2.0**-149, 2.0**127])),
+                      np.float32([0.0, -149 * math.log(2), 127 * math.log(2)]))
+    # GELU, erf form: 0.5 x erfc(-x/sqrt 2) as the fp64 (libm) body, so -inf gives NaN (-inf * 0)
+    g = fm_run("gelu_erf", x)
+    assert bits_equal(g[[0, 1, 2, 5, 6, 9, 10, 11, 12]], [0.0, -0.0, inf, 5e-31, -5e-31, 20, -0.0, 1e30, -0.0])
+    assert np.isnan(g[[3, 4]]).all()
+    tail = np.float32([-13.0, -13.2, -13.5, -14.0])  # results 1.0e-37, 2.2e-38 (normal), then subnormal
+    ref = fm_gelu_erf(tail.astype(np.float64))
+    assert np.all(np.abs(fm_run("gelu_erf", tail) - ref) <= np.maximum(np.abs(ref) * 5e-7, 4 * 2.0**-149))
+    for name in ("tanh", "sin", "cos", "gelu_erf", "log"):  # a NaN input's own NaN comes back, quieted
+        payloads = np.array([0x7FC00001, 0xFFC12345, 0x7F800001], np.uint32).view(np.float32)
+        out = fm_run(name, payloads)
+        assert np.array_equal(out.view(np.uint32), np.array([0x7FC00001, 0xFFC12345, 0x7FC00001], np.uint32)), name
+
+
+def fm_mixed_input(n=5 * 1031, seed=12):
+    """Ordinary values with NaNs (several payloads and signs), infinities, zeros, subnormals and huge values
+    (the libm range of sin and cos) sprinkled over blocks and ragged tails."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-20, 20, n).astype(np.float32)
+    specials = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-45, 3e7, -1e20, 1e38, 5e6],
+                        np.float32)
+    where = rng.choice(n, 400, replace=False)
+    x[where] = specials[rng.integers(0, len(specials), where.size)]
+    x[where[:20]] = np.array([0x7FC00001 + i * 0x101 for i in range(20)], np.uint32).view(np.float32)
+    x[1031:2062] = rng.uniform(-1e4, 1e4, 1031).astype(np.float32)  # a block without the libm range
+    return x
+
+
+def fm_all_results():
+    x = fm_mixed_input()
+    outs = []
+    with np.errstate(all="ignore"):
+        for name in FM_OPS:
+            for dtype in (np.float32, np.float16):
+                outs.append(fm_run(name, x.astype(dtype)))
+        halves = x[: 4 * 1031].reshape(2, 2, 1031)
+        for approximate in (0, 1):
+            out = np.empty((2, 1, 1031), np.float32)
+            gelu = np.empty_like(out)
+            aclnn_emu.run("aclnnGeGluV3", self=halves, dim=1, approximate=approximate, activateLeft=True, out=out,
+                          outGelu=gelu)
+            outs += [out, gelu]
+        y = x.copy()
+        aclnn_emu.run("aclnnInplaceSin", selfRef=y)  # in place, through the libm fallback
+        outs.append(y)
+    return outs
+
+
+def test_fp32_math_same_bits_on_every_isa_level_and_thread_count():
+    assert_isa_invariant(fm_all_results)
+    assert_thread_count_invariant(fm_all_results)
+    x = fm_mixed_input()
+    y = x.copy()
+    aclnn_emu.run("aclnnInplaceSin", selfRef=y)
+    assert np.array_equal(y.view(np.uint32), fm_run("sin", x).view(np.uint32))  # in place = out of place
+    aclnn_emu.set_isa_cap("scalar")
+    try:
+        fm_run("sin", x)
+        assert aclnn_emu.last_kernel().endswith("scalar")
+    finally:
+        aclnn_emu.set_isa_cap("avx512_bf16")
+
+
+def test_fp64_math_keeps_libm():
+    x = np.concatenate([np.linspace(-20, 20, 1001), [1e10, -3e15, 1e300]])
+    for name, ref in (("sin", np.sin), ("cos", np.cos), ("log", np.log)):
+        arg = np.abs(x) + 1e-3 if name == "log" else x
+        out = fm_run(name, arg)
+        assert aclnn_emu.last_kernel().startswith("ew_%s_f64" % name)
+        np.testing.assert_allclose(out, ref(arg), rtol=2e-16, atol=0)

@@ -4,9 +4,13 @@
  * where the expression computes one output element from x (input 0), y
  * (input 1), z (input 2) and the attributes P(0..3), in the compute type T.
  * It is instantiated for T = float and T = double (math functions come from
- * <tgmath.h>, so exp(x) is expf for float); EXP is the vectorizable expf of
- * exp.h for float. The formulas are CANN's (see each operator's file in
- * src/ops/ for the source of the formula and of its attributes).
+ * <tgmath.h>, so log1p(x) is log1pf for float). The upper-case functions
+ * are vectorizable forms for float and libm for double: EXP (exp.h), LOG,
+ * TANH, SIN, COS and GELU_ERF (fmath.h; SIN and COS hand |x| > 2^22 and inf
+ * to libm's sinf/cosf, element by element, through EMU_EW_RARE of
+ * instances.h). A body that calls libm for float does not vectorize. The
+ * formulas are CANN's (see each operator's file in src/ops/ for the source
+ * of the formula and of its attributes).
  *
  * NaN: comparisons are written so that a NaN input gives a NaN result
  * wherever the formula passes x through (relu, clamp, threshold, ...).
@@ -19,11 +23,11 @@
     X(abs, 1, fabs(x))                                                                                  \
     X(neg, 1, -x)                                                                                       \
     X(exp, 1, EXP(x))                                                                                   \
-    X(log, 1, log(x))                                                                                   \
+    X(log, 1, LOG(x))                                                                                   \
     X(sqrt, 1, sqrt(x))                                                                                 \
-    X(sin, 1, sin(x))                                                                                   \
-    X(cos, 1, cos(x))                                                                                   \
-    X(tanh, 1, tanh(x))                                                                                 \
+    X(sin, 1, SIN(x))                                                                                   \
+    X(cos, 1, COS(x))                                                                                   \
+    X(tanh, 1, TANH(x))                                                                                 \
     X(sigmoid, 1, (T)1 / ((T)1 + EXP(-x)))                                                              \
     X(silu, 1, x / ((T)1 + EXP(-x)))                                                                    \
     X(relu, 1, x < (T)0 ? (T)0 : x)                                                                     \
@@ -69,9 +73,10 @@
 
 /* GELU without cancellation for negative x: the tanh form as
  * x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) (the same function, and the
- * form of CANN's kernel), the erf form as 0.5 x erfc(-x / sqrt(2)). */
+ * form of CANN's kernel), the erf form as 0.5 x erfc(-x / sqrt(2))
+ * (GELU_ERF: that formula for double, fmath.h's emu_ew_gelu_erff for float). */
 #define EMU_EW_GELU_TANH(x) ((x) / ((T)1 + EXP((T)-1.5957691216057308 * ((x) + (T)0.044715 * (x) * (x) * (x)))))
-#define EMU_EW_GELU_ERF(x) ((T)0.5 * (x) * erfc((x) * (T)-0.7071067811865476))
+#define EMU_EW_GELU_ERF(x) GELU_ERF(x)
 
 /* Integer forms (T = int64_t), for the kernels defined on integers. */
 #define EMU_EW_INT_KERNELS(X)                                                                           \

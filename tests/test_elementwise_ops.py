@@ -3,9 +3,10 @@
 Each result is compared with a float64 numpy reference written here, with
 CANN's precision standard (MERE < T, MARE < 10 T; T = 2^-13 fp32, 2^-10 fp16,
 2^-7 bf16), or exactly where the data makes the result exact. Also: numpy
-broadcasting, strided inputs and outputs, empty tensors, NaN/inf, the
-in-place forms, partial overlap, every ISA level bit for bit, and the error
-codes with the argument each message names.
+broadcasting, strided inputs and outputs, transposed inputs (the tiled walk,
+bit for bit against contiguous inputs), empty tensors, NaN/inf, the in-place
+forms, partial overlap, every ISA level bit for bit, and the error codes with
+the argument each message names.
 """
 
 import math
@@ -16,6 +17,7 @@ import pytest
 
 import aclnn_emu
 from aclnn_emu import AclnnError
+from helpers import assert_isa_invariant, assert_thread_count_invariant, same_bits
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = [np.dtype(np.float32), np.dtype(np.float16), BF16]
@@ -664,3 +666,150 @@ def test_fp64_math_keeps_libm():
         out = fm_run(name, arg)
         assert aclnn_emu.last_kernel().startswith("ew_%s_f64" % name)
         np.testing.assert_allclose(out, ref(arg), rtol=2e-16, atol=0)
+
+
+# ---------------------------------------------------------------- transposed inputs: the tiled walk
+# Where the output is dense along its last dimension and an input steps a cache line or more along it
+# while being dense along another dimension, the loop walks tiles and transposes them (kernel names
+# end in "_tiled__<isa>"). The results must be the bits of the untiled loop: the same operator on a
+# contiguous copy of the input.
+
+TILED_SHAPES = [(2, 3), (1, 40), (40, 1), (16, 16), (17, 33), (64, 64), (65, 63), (100, 300), (600, 130),
+                (1000, 33), (5, 1031)]
+
+
+def tiled_case(x):
+    """Whether copying x.T (x contiguous, 2-D) into a contiguous array takes the tiled walk."""
+    return x.shape[0] > 1 and x.shape[1] > 1 and x.shape[1] * x.itemsize >= 64
+
+
+def bits_of_contiguous(api, out_like, **operands):
+    """What `api` writes into a fresh array like out_like from contiguous copies of the operands."""
+    out = np.zeros_like(out_like)
+    dense = {k: np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v for k, v in operands.items()}
+    aclnn_emu.run(api, **dense, **{"out": out} if api != "aclnnInplaceCopy" else {"selfRef": out})
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16, np.float64, np.int8, np.int64, np.bool_], ids=str)
+@pytest.mark.parametrize("shape", TILED_SHAPES, ids=str)
+def test_copy_of_a_transposed_view_is_exact(dtype, shape):
+    x = data(shape, np.float32, -100, 100, seed=sum(shape)).astype(dtype)
+    out = np.zeros(shape[::-1], dtype)
+    aclnn_emu.run("aclnnInplaceCopy", selfRef=out, src=x.T)
+    assert same_bits(out, np.ascontiguousarray(x.T))
+    assert aclnn_emu.last_kernel().split("__")[0].endswith("_tiled") == tiled_case(x)
+
+
+@pytest.mark.parametrize("perm", [(0, 2, 1), (2, 0, 1), (1, 2, 0), (2, 1, 0)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.uint8], ids=str)
+def test_copy_of_a_permuted_3d_view_is_exact(perm, dtype):
+    x = data((7, 45, 70), np.float32, -100, 100, seed=3).astype(dtype)
+    src = x.transpose(perm)
+    out = np.zeros(src.shape, dtype)
+    aclnn_emu.run("aclnnInplaceCopy", selfRef=out, src=src)
+    assert same_bits(out, np.ascontiguousarray(src))
+    assert "_tiled__" in aclnn_emu.last_kernel()
+
+
+def test_copy_of_a_transposed_view_into_strided_and_offset_outputs():
+    x = data((90, 70), np.float32, seed=4)
+    base = np.zeros((75, 100), np.float32)
+    out = base[3:73, 5:95]  # rows 100 apart, offset: dense along the last dimension only
+    aclnn_emu.run("aclnnInplaceCopy", selfRef=out, src=x.T)
+    assert np.array_equal(out, x.T)
+    assert "_tiled__" in aclnn_emu.last_kernel()
+    mask = np.ones(base.shape, bool)
+    mask[3:73, 5:95] = False
+    assert np.all(base[mask] == 0)
+    # a sliced source (rows 130 apart, offset) and a batch dimension broadcast into the output
+    big = data((100, 130), np.float32, seed=5)
+    src = big[4:94, 10:80]
+    out3 = np.zeros((3, 70, 90), np.float32)
+    aclnn_emu.run("aclnnInplaceCopy", selfRef=out3, src=src.T)
+    assert np.array_equal(out3, np.broadcast_to(src.T, out3.shape))
+    assert "_tiled__" in aclnn_emu.last_kernel()
+    # a transposed output is not tiled (its last dimension is not dense) but still exact
+    out_t = np.zeros((70, 90), np.float32)
+    aclnn_emu.run("aclnnInplaceCopy", selfRef=out_t.T, src=x)
+    assert np.array_equal(out_t.T, x)
+
+
+@pytest.mark.parametrize("src_dtype,out_dtype", [(np.float32, np.float16), (np.float32, BF16), (np.float16, np.float32),
+                                                 (BF16, np.float16), (np.float32, np.int8), (np.int32, np.float32),
+                                                 (np.float64, np.float32), (np.float32, np.bool_)], ids=str)
+@pytest.mark.parametrize("shape", [(3, 70), (65, 63), (300, 200), (1000, 33)], ids=str)
+def test_cast_of_a_transposed_view_matches_the_contiguous_cast(src_dtype, out_dtype, shape):
+    x = data(shape, np.float32, -300, 300, seed=6)
+    if np.dtype(src_dtype).kind in "iu":
+        x = x.astype(np.int64).astype(src_dtype)
+    else:
+        x[0, :3] = [np.nan, np.inf, -np.inf]
+        x = x.astype(src_dtype)
+    out = np.zeros(shape[::-1], out_dtype)
+    aclnn_emu.run("aclnnCast", self=x.T, dtype=out_dtype, out=out)
+    assert "_tiled__" in aclnn_emu.last_kernel()
+    assert same_bits(out, bits_of_contiguous("aclnnCast", out, self=x.T, dtype=out_dtype))
+    inplace = np.zeros_like(out)
+    aclnn_emu.run("aclnnInplaceCopy", selfRef=inplace, src=x.T)
+    assert same_bits(inplace, out)
+    if out_dtype == np.float16 and src_dtype == np.float32:
+        with np.errstate(all="ignore"):
+            assert same_bits(out, np.ascontiguousarray(x.T).astype(np.float16))  # round to nearest even
+
+
+def test_binary_and_unary_operators_on_transposed_inputs_match_contiguous_inputs():
+    x = data((300, 200), np.float32, seed=7)
+    y = data((200, 300), np.float32, seed=8)
+    for api, operands in [("aclnnAdd", dict(self=x.T, other=y, alpha=0.5)),  # one transposed input
+                          ("aclnnMul", dict(self=x.T, other=x.T)),  # both
+                          ("aclnnAdd", dict(self=y, other=x.T.astype(np.float16), alpha=1.0)),  # promoted
+                          ("aclnnExp", dict(self=x.T))]:
+        out = np.zeros((200, 300), np.float32)
+        aclnn_emu.run(api, **operands, out=out)
+        assert "_tiled__" in aclnn_emu.last_kernel(), api
+        assert same_bits(out, bits_of_contiguous(api, out, **operands)), api
+    h, row = x.astype(np.float16), data((300,), np.float16, seed=12)  # a broadcast row: stride 0 along `across`
+    out = np.zeros((200, 300), np.float16)
+    aclnn_emu.run("aclnnMul", self=h.T, other=row, out=out)
+    assert "_tiled__" in aclnn_emu.last_kernel()
+    assert same_bits(out, bits_of_contiguous("aclnnMul", out, self=h.T, other=row))
+
+
+def test_empty_and_single_element_transposed_views():
+    for shape in [(0, 5), (5, 0), (1, 1)]:
+        x = np.ones(shape, np.float32)
+        out = np.full(shape[::-1], 7, np.float32)
+        aclnn_emu.run("aclnnInplaceCopy", selfRef=out, src=x.T)
+        assert np.array_equal(out, x.T)
+
+
+def tiled_results():
+    """Tiled copies, casts and a binary operator, large enough for several parallel chunks."""
+    x = data((700, 300), np.float32, seed=9)
+    results = []
+    for dtype in (np.float32, np.float16, BF16, np.uint8, np.float64):
+        out = np.zeros((300, 700), dtype)
+        aclnn_emu.run("aclnnInplaceCopy", selfRef=out, src=x.astype(dtype).T)
+        results.append(out)
+    for out_dtype in (np.float16, np.float32):
+        out = np.zeros((300, 700), out_dtype)
+        aclnn_emu.run("aclnnCast", self=x.astype(np.float16 if out_dtype == np.float32 else np.float32).T,
+                      dtype=out_dtype, out=out)
+        results.append(out)
+    out = np.zeros((300, 700), np.float32)
+    aclnn_emu.run("aclnnAdd", self=x.T, other=data((300, 700), np.float32, seed=10), alpha=2.0, out=out)
+    results.append(out)
+    p = data((9, 70, 80), np.float16, seed=11)
+    out = np.zeros((80, 9, 70), np.float16)
+    aclnn_emu.run("aclnnInplaceCopy", selfRef=out, src=p.transpose(2, 0, 1))
+    results.append(out)
+    return results
+
+
+def test_tiled_walk_is_the_same_for_every_thread_count():
+    assert_thread_count_invariant(tiled_results)
+
+
+def test_tiled_walk_is_the_same_at_every_isa_level():
+    assert_isa_invariant(tiled_results)

@@ -11,6 +11,21 @@ enum {
     EW_BLOCK = 1024,
     /* Elements per parallel chunk: large enough to amortise the hand-off. */
     EW_GRAIN_ELEMENTS = 32768,
+    /* A cache line: an input that steps this much or more along the
+     * output's rows uses one element of each line it reads there. */
+    EW_LINE_BYTES = 64,
+    /* Tiles of the walk over transposed inputs (run_tiles). Computed tiles:
+     * EW_TILE_SIDE elements along the output's rows by EW_TILE_BYTES of the
+     * widest transposed input, so that its transposed part stays in L1 while
+     * the tile is computed. */
+    EW_TILE_SIDE = 64,
+    EW_TILE_BYTES = 16384,
+    /* Copied tiles (transposed straight into the output): EW_RUN_BYTES of
+     * each output row by a parallel chunk's worth of rows, at least
+     * 2 * EW_RUN_BYTES of each input row. Long runs on both sides keep DRAM
+     * pages open, and several of the copy's sub-tiles in a row let its
+     * prefetches land in the cache of the thread that reads them. */
+    EW_RUN_BYTES = 512,
 };
 
 typedef emu_ew_plan ew_plan;
@@ -336,6 +351,13 @@ typedef struct {
     size_t elem[EMU_EW_MAX_INPUTS + 1];
     int64_t row_length;
     int64_t blocks_per_row;
+    /* The tiled walk (see choose_tiling): the dimension tiled together with
+     * the innermost one, -1 for the walk by rows of blocks. */
+    int32_t across;
+    int64_t tile_across, tile_inner;   /* a tile's extent along each */
+    int64_t tiles_across, tiles_inner; /* tiles along each */
+    /* Per input: its transposed copy where the tiles transpose it, else NULL. */
+    emu_ew_transpose_fn transpose[EMU_EW_MAX_INPUTS];
 } ew_ctx;
 
 /* Floating values into integers as a C cast would be, without its
@@ -520,12 +542,30 @@ static bool out_is_direct(const ew_ctx *ctx, int64_t stride)
     return false;
 }
 
+/* A strided element copy: one typed load and store per element (a memcpy
+ * of a run-time size would be a library call per element). */
+#define EW_STRIDED_COPY(T)                                                                                     \
+    do {                                                                                                       \
+        const T *from_ = (const T *)src;                                                                       \
+        T *to_ = (T *)dst;                                                                                     \
+        for (size_t j = 0; j < n; ++j) {                                                                       \
+            to_[(int64_t)j * dst_stride] = from_[(int64_t)j * src_stride];                                     \
+        }                                                                                                      \
+    } while (0)
+
 static void raw_copy(const ew_ctx *ctx, const char *src, int64_t src_stride, char *dst, int64_t dst_stride, size_t n)
 {
     const size_t elem = ctx->elem[0];
     if (src_stride == 1 && dst_stride == 1) {
         memmove(dst, src, n * elem);
         return;
+    }
+    switch (elem) {
+    case 1: EW_STRIDED_COPY(uint8_t); return;
+    case 2: EW_STRIDED_COPY(uint16_t); return;
+    case 4: EW_STRIDED_COPY(uint32_t); return;
+    case 8: EW_STRIDED_COPY(uint64_t); return;
+    default: break;
     }
     for (size_t j = 0; j < n; ++j) {
         memcpy(dst + (int64_t)j * dst_stride * (int64_t)elem, src + (int64_t)j * src_stride * (int64_t)elem, elem);
@@ -550,23 +590,31 @@ static void compute(const ew_ctx *ctx, size_t n, const void *const *in, void *ou
     }
 }
 
-/* One block: `count` elements of one row, starting at element offsets `at`. */
-static void run_block(const ew_ctx *ctx, const int64_t *at, size_t count)
+/* One block: `count` elements of one row; operand k starts at ptr[k] and
+ * steps stride[k] elements. */
+static void run_block(const ew_ctx *ctx, char *const *ptr, const int64_t *stride, size_t count)
 {
-    const ew_plan *plan = ctx->plan;
-    const int outs = plan->input_count;
-    const int32_t inner = plan->rank - 1;
-    char *ptr[EMU_EW_MAX_INPUTS + 1];
-    int64_t stride[EMU_EW_MAX_INPUTS + 1];
-    for (int k = 0; k <= outs; ++k) {
-        stride[k] = plan->rank > 0 ? plan->strides[k][inner] : 1;
-        ptr[k] = ctx->base[k] + at[k] * (int64_t)ctx->elem[k];
-    }
-    if (plan->compute == EMU_EW_COMPUTE_RAW) {
+    const int outs = ctx->plan->input_count;
+    if (ctx->plan->compute == EMU_EW_COMPUTE_RAW) {
         raw_copy(ctx, ptr[0], stride[0], ptr[outs], stride[outs], count);
         return;
     }
     _Alignas(64) unsigned char buffers[EMU_EW_MAX_INPUTS + 1][EW_BLOCK * sizeof(double)];
+    if (ctx->plan->kernel == EMU_EWK_identity) {
+        /* A cast (copies within one dtype are raw): the identity body copies
+         * the loaded values bit for bit, so the loaded block is the result
+         * and the compute pass is skipped. A dense output of the compute
+         * type is loaded into directly; it shares no bytes with the input,
+         * as only views of one dtype may alias. */
+        const bool direct = out_is_direct(ctx, stride[outs]);
+        const void *values = load(ctx, 0, ptr[0], stride[0], count, direct ? ptr[outs] : (char *)buffers[0]);
+        if (!direct) {
+            store(ctx, values, ptr[outs], stride[outs], count);
+        } else if (values != ptr[outs]) {
+            memcpy(ptr[outs], values, count * ctx->elem[outs]);
+        }
+        return;
+    }
     const void *in[EMU_EW_MAX_INPUTS] = {NULL, NULL, NULL};
     for (int k = 0; k < outs; ++k) {
         in[k] = load(ctx, k, ptr[k], stride[k], count, buffers[k]);
@@ -600,9 +648,123 @@ static void run_items(void *opaque, size_t begin, size_t end)
         for (int k = 0; k < operands && plan->rank > 0; ++k) {
             at[k] += first * plan->strides[k][plan->rank - 1];
         }
+        char *ptr[EMU_EW_MAX_INPUTS + 1];
+        int64_t stride[EMU_EW_MAX_INPUTS + 1];
+        for (int k = 0; k < operands; ++k) {
+            ptr[k] = ctx->base[k] + at[k] * (int64_t)ctx->elem[k];
+            stride[k] = plan->rank > 0 ? plan->strides[k][plan->rank - 1] : 1;
+        }
         const int64_t left = ctx->row_length - first;
-        run_block(ctx, at, (size_t)(left < EW_BLOCK ? left : EW_BLOCK));
+        run_block(ctx, ptr, stride, (size_t)(left < EW_BLOCK ? left : EW_BLOCK));
     }
+}
+
+/* Items are tiles: item = (rest * tiles_inner + tile_j) * tiles_across
+ * + tile_i, where rest counts the other dimensions (row-major) and tile_i
+ * runs fastest, so that consecutive tiles continue the transposed inputs'
+ * rows where the last tile left them. A copy is transposed straight into
+ * the output. Otherwise each transposed input's part of the tile is
+ * transposed into an L1 buffer (rows_of) and the tile is run as one block
+ * per index along `across`, such inputs read from their buffer as dense
+ * rows and the others in place. */
+static void run_tiles(void *opaque, size_t begin, size_t end)
+{
+    const ew_ctx *ctx = opaque;
+    const ew_plan *plan = ctx->plan;
+    const int outs = plan->input_count;
+    const int32_t inner = plan->rank - 1, across = ctx->across;
+    _Alignas(64) unsigned char rows_of[EMU_EW_MAX_INPUTS][EW_TILE_BYTES];
+    for (size_t item = begin; item < end; ++item) {
+        int64_t rest = (int64_t)item;
+        const int64_t tile_i = rest % ctx->tiles_across;
+        rest /= ctx->tiles_across;
+        const int64_t tile_j = rest % ctx->tiles_inner;
+        rest /= ctx->tiles_inner;
+        const int64_t first_i = tile_i * ctx->tile_across, first_j = tile_j * ctx->tile_inner;
+        int64_t at[EMU_EW_MAX_INPUTS + 1] = {0, 0, 0, 0};
+        for (int32_t d = inner - 1; d >= 0; --d) {
+            if (d == across) {
+                continue;
+            }
+            const int64_t index = rest % plan->shape[d];
+            rest /= plan->shape[d];
+            for (int k = 0; k <= outs; ++k) {
+                at[k] += index * plan->strides[k][d];
+            }
+        }
+        const int64_t left_i = plan->shape[across] - first_i, left_j = plan->shape[inner] - first_j;
+        const size_t count_i = (size_t)(left_i < ctx->tile_across ? left_i : ctx->tile_across);
+        const size_t count_j = (size_t)(left_j < ctx->tile_inner ? left_j : ctx->tile_inner);
+        /* The next item is usually the next tile along `across`. */
+        const int64_t left_next = left_i - (int64_t)count_i;
+        const size_t rows_next = (size_t)(left_next < ctx->tile_across ? left_next : ctx->tile_across);
+        char *ptr[EMU_EW_MAX_INPUTS + 1];
+        for (int k = 0; k <= outs; ++k) {
+            const int64_t first = at[k] + first_i * plan->strides[k][across] + first_j * plan->strides[k][inner];
+            ptr[k] = ctx->base[k] + first * (int64_t)ctx->elem[k];
+        }
+        if (plan->compute == EMU_EW_COMPUTE_RAW) {
+            ctx->transpose[0](count_i, count_j, ptr[0], plan->strides[0][inner], ptr[outs],
+                              plan->strides[outs][across], rows_next);
+            continue;
+        }
+        int64_t stride[EMU_EW_MAX_INPUTS + 1];
+        int64_t step[EMU_EW_MAX_INPUTS + 1]; /* bytes from one index along `across` to the next */
+        for (int k = 0; k <= outs; ++k) {
+            if (k < outs && ctx->transpose[k] != NULL) {
+                ctx->transpose[k](count_i, count_j, ptr[k], plan->strides[k][inner], rows_of[k], (ptrdiff_t)count_j,
+                                  rows_next);
+                ptr[k] = (char *)rows_of[k];
+                stride[k] = 1;
+                step[k] = (int64_t)(count_j * ctx->elem[k]);
+            } else {
+                stride[k] = plan->strides[k][inner];
+                step[k] = plan->strides[k][across] * (int64_t)ctx->elem[k];
+            }
+        }
+        for (size_t i = 0; i < count_i; ++i) {
+            run_block(ctx, ptr, stride, count_j);
+            for (int k = 0; k <= outs; ++k) {
+                ptr[k] += step[k];
+            }
+        }
+    }
+}
+
+/* A transposed read: where the output is dense along its innermost
+ * dimension but an input steps a cache line or more along it and is dense
+ * along another dimension, rows of blocks would fetch a line of that input
+ * per element and use one element of it before the line is evicted (at
+ * power-of-two strides all of them fall in one cache set). Such inputs are
+ * walked in tiles over the two dimensions instead and transposed a tile at a
+ * time, so that both sides move whole lines. Picks their transposed copies
+ * (ctx->transpose) and returns the other dimension, or -1 where rows of
+ * blocks are as good. */
+static int32_t choose_tiling(ew_ctx *ctx)
+{
+    const ew_plan *plan = ctx->plan;
+    const int32_t inner = plan->rank - 1;
+    const int outs = plan->input_count;
+    if (plan->rank < 2 || plan->strides[outs][inner] != 1) {
+        return -1;
+    }
+    int32_t across = -1;
+    for (int k = 0; k < outs; ++k) {
+        const size_t elem = ctx->elem[k];
+        const int size_index = elem == 1 ? 0 : elem == 2 ? 1 : elem == 4 ? 2 : elem == 8 ? 3 : -1;
+        if (size_index < 0 || plan->strides[k][inner] * (int64_t)elem < EW_LINE_BYTES) {
+            continue;
+        }
+        for (int32_t d = inner - 1; d >= 0 && across < 0; --d) {
+            if (plan->strides[k][d] == 1) {
+                across = d;
+            }
+        }
+        if (across >= 0 && plan->strides[k][across] == 1) {
+            ctx->transpose[k] = ctx->kernels->transpose[size_index];
+        }
+    }
+    return across;
 }
 
 const char *emu_ew_execute(const emu_ew_plan *plan, const emu_view *views)
@@ -624,13 +786,36 @@ const char *emu_ew_execute(const emu_ew_plan *plan, const emu_view *views)
     for (int32_t d = 0; d + 1 < plan->rank; ++d) {
         rows *= plan->shape[d];
     }
-    const int64_t block_elements = ctx.row_length < EW_BLOCK ? ctx.row_length : EW_BLOCK;
-    const size_t grain = (size_t)(EW_GRAIN_ELEMENTS / block_elements > 0 ? EW_GRAIN_ELEMENTS / block_elements : 1);
-    emu_parallel_for((size_t)(rows * ctx.blocks_per_row), grain, run_items, &ctx);
+    ctx.across = choose_tiling(&ctx);
+    if (ctx.across >= 0) {
+        if (plan->compute == EMU_EW_COMPUTE_RAW) {
+            const int64_t elem = (int64_t)ctx.elem[0];
+            ctx.tile_inner = EW_RUN_BYTES / elem;
+            const int64_t chunk_rows = EW_GRAIN_ELEMENTS / ctx.tile_inner, run_rows = 2 * EW_RUN_BYTES / elem;
+            ctx.tile_across = chunk_rows > run_rows ? chunk_rows : run_rows;
+        } else {
+            size_t widest = 1;
+            for (int k = 0; k < plan->input_count; ++k) {
+                widest = ctx.transpose[k] != NULL && ctx.elem[k] > widest ? ctx.elem[k] : widest;
+            }
+            ctx.tile_inner = EW_TILE_SIDE;
+            ctx.tile_across = (int64_t)(EW_TILE_BYTES / EW_TILE_SIDE / widest);
+        }
+        ctx.tiles_across = (plan->shape[ctx.across] + ctx.tile_across - 1) / ctx.tile_across;
+        ctx.tiles_inner = (ctx.row_length + ctx.tile_inner - 1) / ctx.tile_inner;
+        const int64_t tiles = rows / plan->shape[ctx.across] * ctx.tiles_across * ctx.tiles_inner;
+        const int64_t tile_elements = ctx.tile_across * ctx.tile_inner;
+        const size_t grain = (size_t)(EW_GRAIN_ELEMENTS / tile_elements > 0 ? EW_GRAIN_ELEMENTS / tile_elements : 1);
+        emu_parallel_for((size_t)tiles, grain, run_tiles, &ctx);
+    } else {
+        const int64_t block_elements = ctx.row_length < EW_BLOCK ? ctx.row_length : EW_BLOCK;
+        const size_t grain = (size_t)(EW_GRAIN_ELEMENTS / block_elements > 0 ? EW_GRAIN_ELEMENTS / block_elements : 1);
+        emu_parallel_for((size_t)(rows * ctx.blocks_per_row), grain, run_items, &ctx);
+    }
 
     static _Thread_local char name[96];
     static const char *const COMPUTE[] = {"f32", "f64", "i64", "raw"};
-    snprintf(name, sizeof name, "ew_%s_%s__%s", emu_ew_kernel_name(plan->kernel), COMPUTE[plan->compute],
-             ctx.kernels->isa_name);
+    snprintf(name, sizeof name, "ew_%s_%s%s__%s", emu_ew_kernel_name(plan->kernel), COMPUTE[plan->compute],
+             ctx.across >= 0 ? "_tiled" : "", ctx.kernels->isa_name);
     return name;
 }

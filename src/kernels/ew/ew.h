@@ -16,6 +16,10 @@
  * Bit-identity: the files are built with -ffp-contract=off, the bodies use
  * only IEEE operations and libm calls (the same function on every level),
  * so all levels give the same bits.
+ *
+ * One more leaf per level moves data without computing: the transposed copy
+ * (transpose.h) of the tiles of inputs read across their dense dimension
+ * (src/ops/ew.c's tiled walk), by element size.
  */
 #ifndef ACLNN_EMU_KERNELS_EW_EW_H
 #define ACLNN_EMU_KERNELS_EW_EW_H
@@ -38,6 +42,13 @@ typedef struct {
 typedef void (*emu_ew_f32_fn)(size_t n, const float *const *in, float *out, const emu_ew_params *params);
 typedef void (*emu_ew_f64_fn)(size_t n, const double *const *in, double *out, const emu_ew_params *params);
 typedef void (*emu_ew_i64_fn)(size_t n, const int64_t *const *in, int64_t *out, const emu_ew_params *params);
+/* A transposed copy, the leaf of the tiled walk over transposed inputs:
+ *   out[i * out_stride + j] = in[j * in_stride + i]   for i < rows, j < cols
+ * (strides in elements; out and in do not overlap). The
+ * caller reads in[j * in_stride + i] for rows <= i < rows + rows_next next
+ * (the next tile), which the copy may fetch ahead. */
+typedef void (*emu_ew_transpose_fn)(size_t rows, size_t cols, const void *in, ptrdiff_t in_stride, void *out,
+                                    ptrdiff_t out_stride, size_t rows_next);
 
 #define EMU_EW_ENUM_ENTRY(name, arity, expr) EMU_EWK_##name,
 typedef enum { EMU_EW_FLOAT_KERNELS(EMU_EW_ENUM_ENTRY) EMU_EWK_COUNT } emu_ew_kernel;
@@ -47,6 +58,7 @@ typedef struct {
     emu_ew_f32_fn f32[EMU_EWK_COUNT];
     emu_ew_f64_fn f64[EMU_EWK_COUNT];
     emu_ew_i64_fn i64[EMU_EWK_COUNT]; /* NULL: no integer form */
+    emu_ew_transpose_fn transpose[4];  /* elements of 1, 2, 4 and 8 bytes */
     const char *isa_name;
 } emu_ew_kernels;
 

@@ -96,6 +96,8 @@ EMU_EW_FLOAT_KERNELS(EMU_EW_F64_LOOP)
 EMU_EW_INT_KERNELS(EMU_EW_I64_LOOP)
 #undef P
 
+#include "kernels/ew/transpose.h"
+
 #define EMU_EW_F32_ENTRY(name, arity, expr) [EMU_EWK_##name] = EMU_EW_FN(name, f32),
 #define EMU_EW_F64_ENTRY(name, arity, expr) [EMU_EWK_##name] = EMU_EW_FN(name, f64),
 #define EMU_EW_I64_ENTRY(name, arity, expr) [EMU_EWK_##name] = EMU_EW_FN(name, i64),
@@ -104,5 +106,9 @@ const emu_ew_kernels EMU_EW_CAT(emu_ew_kernels__, EMU_EW_ISA) = {
     .f32 = {EMU_EW_FLOAT_KERNELS(EMU_EW_F32_ENTRY)},
     .f64 = {EMU_EW_FLOAT_KERNELS(EMU_EW_F64_ENTRY)},
     .i64 = {EMU_EW_INT_KERNELS(EMU_EW_I64_ENTRY)},
+    .transpose = {EMU_EW_CAT(emu_ew_transpose_uint8_t__, EMU_EW_ISA),
+                  EMU_EW_CAT(emu_ew_transpose_uint16_t__, EMU_EW_ISA),
+                  EMU_EW_CAT(emu_ew_transpose_uint32_t__, EMU_EW_ISA),
+                  EMU_EW_CAT(emu_ew_transpose_uint64_t__, EMU_EW_ISA)},
     .isa_name = EMU_EW_STR(EMU_EW_ISA),
 };

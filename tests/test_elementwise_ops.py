@@ -813,3 +813,115 @@ def test_tiled_walk_is_the_same_for_every_thread_count():
 
 def test_tiled_walk_is_the_same_at_every_isa_level():
     assert_isa_invariant(tiled_results)
+
+
+# ---------------------------------------------------------------- launches larger than the last-level cache
+# A launch that streams 32 MiB or more (inputs and output) writes its dense output blocks with
+# non-temporal stores where the ISA level has them, block by block from an L1 buffer, with plain stores
+# at partial cache lines. The bits must be those of numpy's float32 arithmetic rounded once to the
+# output dtype, at every ISA level, with the output misaligned, in place, and through casts.
+
+BIG = 3 * 1024 * 1024 + 7  # fp32 input, input and output: 36 MiB
+
+
+def rounded(values, dtype):
+    with np.errstate(all="ignore"):
+        return np.asarray(values, np.float32).astype(dtype)
+
+
+def big_results():
+    rng = np.random.default_rng(5)
+    x32 = rng.standard_normal(BIG, np.float32)
+    y32 = rng.standard_normal(BIG, np.float32)
+    x32[:3] = [np.nan, np.inf, -np.inf]
+    outs = []
+    with np.errstate(all="ignore"):
+        # a misaligned output: one element past the allocation's start
+        store = np.zeros(BIG + 1, np.float32)
+        out = store[1:]
+        aclnn_emu.run("aclnnMul", self=x32, other=y32, out=out)
+        assert same_bits(out, x32 * y32)
+        outs.append(out.copy())
+        # a same-dtype copy (raw bytes)
+        copy = np.zeros(BIG + 3, np.float32)[3:]
+        aclnn_emu.run("aclnnInplaceCopy", selfRef=copy, src=x32)
+        assert same_bits(copy, x32)
+        # into half types: computed in fp32, converted, then streamed
+        for half in (np.dtype(np.float16), BF16):
+            x, y = x32.astype(half), (y32 * 4).astype(half)
+            big = np.concatenate([x, y, x])  # 3 x 6 MiB of inputs plus the output: above the threshold
+            out = np.zeros_like(big)
+            other = np.concatenate([y, x, y])
+            aclnn_emu.run("aclnnAdd", self=big, other=other, alpha=1.0, out=out)
+            assert same_bits(out, rounded(big.astype(np.float32) + other.astype(np.float32), half))
+            outs.append(out)
+            cast = np.zeros(BIG, half)
+            aclnn_emu.run("aclnnCast", self=x32, dtype=half, out=cast)
+            assert same_bits(cast, rounded(x32, half))
+            outs.append(cast)
+        # in place
+        z = x32.copy()
+        aclnn_emu.run("aclnnInplaceMuls", selfRef=z, other=3.0)
+        assert same_bits(z, x32 * np.float32(3.0))
+        outs.append(z)
+    return outs
+
+
+def test_outputs_larger_than_the_cache_keep_their_bits_on_every_isa_level():
+    assert_isa_invariant(big_results)
+
+
+# ---------------------------------------------------------------- half-type operands read again by every row
+# A small fp16/bf16 input that the output reads many times (a [C] bias over [R, C]) is converted to fp32
+# once per launch, its whole span with any gaps, and read at its own strides from there: reversed,
+# with gaps, and broadcast along either dimension.
+
+
+@pytest.mark.parametrize("half", [np.dtype(np.float16), BF16], ids=str)
+def test_broadcast_half_operands_converted_once_keep_their_bits(half):
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-8, 8, (37, 301)).astype(half)
+    wide = rng.uniform(-8, 8, 2 * 301 + 5).astype(half)
+    column = rng.uniform(-8, 8, (37, 3)).astype(half)
+    cases = [
+        (x, wide[:301]),           # a contiguous row
+        (x, wide[301:0:-1]),       # reversed
+        (x, wide[1::2][:301]),     # every other element: the span has gaps
+        (x, column[:, 1:2]),       # one value per row, broadcast along the row
+        (wide[:301], x),           # the small operand first
+    ]
+
+    def results():
+        outs = []
+        for a, b in cases:
+            out = np.zeros(np.broadcast_shapes(a.shape, b.shape), half)
+            aclnn_emu.run("aclnnAdd", self=a, other=b, alpha=1.5, out=out)
+            with np.errstate(all="ignore"):
+                expected = a.astype(np.float32) + np.float32(1.5) * b.astype(np.float32)
+            assert same_bits(out, rounded(expected, half))
+            outs.append(out)
+        return outs
+
+    assert_isa_invariant(results)
+    assert_thread_count_invariant(results)
+
+
+def test_rows_of_many_dimensions_are_walked_in_order():
+    # Short rows under several outer dimensions, split over threads at arbitrary items: every
+    # row must land at its own place (the walk steps the outer indices instead of dividing).
+    x = np.arange(5 * 7 * 3 * 9, dtype=np.float32).reshape(5, 7, 3, 9)
+    for dims in ([2, 1, 3, 0], [1, 0, 2, 3], [3, 2, 1, 0], [0, 2, 1, 3]):
+        expected = np.ascontiguousarray(x.transpose(dims))
+
+        def results():
+            out = np.zeros(expected.shape, np.float32)
+            aclnn_emu.run("aclnnPermute", self=x, dims=dims, out=out)
+            assert same_bits(out, expected), dims
+            return [out]
+
+        assert_thread_count_invariant(results)
+        assert_isa_invariant(results)
+    y = np.arange(16 * 300 * 128, dtype=np.float32).reshape(16, 300, 128)
+    out = np.zeros((300, 16, 128), np.float32)
+    aclnn_emu.run("aclnnPermute", self=y, dims=[1, 0, 2], out=out)
+    assert same_bits(out, np.ascontiguousarray(y.transpose(1, 0, 2)))

@@ -26,6 +26,11 @@ enum {
      * pages open, and several of the copy's sub-tiles in a row let its
      * prefetches land in the cache of the thread that reads them. */
     EW_RUN_BYTES = 512,
+    /* Half-type inputs read at least EW_REUSE_MIN times per element and
+     * spanning at most EW_CONVERTED_ELEMENTS are converted to fp32 once per
+     * launch (convert_reused_inputs). */
+    EW_REUSE_MIN = 4,
+    EW_CONVERTED_ELEMENTS = 4096,
 };
 
 typedef emu_ew_plan ew_plan;
@@ -358,6 +363,12 @@ typedef struct {
     int64_t tiles_across, tiles_inner; /* tiles along each */
     /* Per input: its transposed copy where the tiles transpose it, else NULL. */
     emu_ew_transpose_fn transpose[EMU_EW_MAX_INPUTS];
+    /* Dense output blocks go out through the kernels' stream_copy (see
+     * choose_streaming). */
+    bool stream;
+    /* Per input: fp32 values of a small half-type operand that every row
+     * reads again (a broadcast bias), converted once per launch; else NULL. */
+    const float *converted[EMU_EW_MAX_INPUTS];
 } ew_ctx;
 
 /* Floating values into integers as a C cast would be, without its
@@ -424,6 +435,18 @@ static const void *load(const ew_ctx *ctx, int k, const char *src, int64_t strid
     case EMU_EW_COMPUTE_F32:
         if (stride == 1 && dtype == ACL_FLOAT) {
             return src;
+        }
+        if (ctx->converted[k] != NULL) {
+            /* The same element's fp32 value, at the same element offset. */
+            const float *values = ctx->converted[k] + (src - ctx->base[k]) / (ptrdiff_t)ctx->elem[k];
+            if (stride == 1) {
+                return values;
+            }
+            float *dst = buf;
+            for (size_t j = 0; j < n; ++j) {
+                dst[j] = values[(int64_t)j * stride];
+            }
+            return buf;
         }
         if (stride == 1 && (dtype == ACL_FLOAT16 || dtype == ACL_BF16)) {
             (dtype == ACL_FLOAT16 ? ctx->convert->f16_to_f32 : ctx->convert->bf16_to_f32)(n, (const uint16_t *)src,
@@ -590,16 +613,39 @@ static void compute(const ew_ctx *ctx, size_t n, const void *const *in, void *ou
     }
 }
 
+/* A block of computed values into a dense run of the output through the
+ * streaming copy, converted first into `packed` where the output's dtype is
+ * not the compute type. */
+static void stream_store(const ew_ctx *ctx, const void *values, char *dst, size_t count, void *packed)
+{
+    const int outs = ctx->plan->input_count;
+    if (!out_is_direct(ctx, 1)) {
+        store(ctx, values, packed, 1, count);
+        values = packed;
+    }
+    ctx->kernels->stream_copy(count * ctx->elem[outs], values, dst);
+}
+
 /* One block: `count` elements of one row; operand k starts at ptr[k] and
  * steps stride[k] elements. */
 static void run_block(const ew_ctx *ctx, char *const *ptr, const int64_t *stride, size_t count)
 {
     const int outs = ctx->plan->input_count;
+    const bool stream = ctx->stream && stride[outs] == 1;
     if (ctx->plan->compute == EMU_EW_COMPUTE_RAW) {
-        raw_copy(ctx, ptr[0], stride[0], ptr[outs], stride[outs], count);
+        if (stream && stride[0] == 1) {
+            ctx->kernels->stream_copy(count * ctx->elem[0], ptr[0], ptr[outs]);
+        } else {
+            raw_copy(ctx, ptr[0], stride[0], ptr[outs], stride[outs], count);
+        }
         return;
     }
     _Alignas(64) unsigned char buffers[EMU_EW_MAX_INPUTS + 1][EW_BLOCK * sizeof(double)];
+    if (ctx->plan->kernel == EMU_EWK_identity && stream) {
+        const void *values = load(ctx, 0, ptr[0], stride[0], count, buffers[0]);
+        stream_store(ctx, values, ptr[outs], count, buffers[1]);
+        return;
+    }
     if (ctx->plan->kernel == EMU_EWK_identity) {
         /* A cast (copies within one dtype are raw): the identity body copies
          * the loaded values bit for bit, so the loaded block is the result
@@ -619,6 +665,12 @@ static void run_block(const ew_ctx *ctx, char *const *ptr, const int64_t *stride
     for (int k = 0; k < outs; ++k) {
         in[k] = load(ctx, k, ptr[k], stride[k], count, buffers[k]);
     }
+    if (stream) {
+        /* The inputs are read: their buffers are free for the packed block. */
+        compute(ctx, count, in, buffers[outs]);
+        stream_store(ctx, buffers[outs], ptr[outs], count, buffers[0]);
+        return;
+    }
     if (out_is_direct(ctx, stride[outs])) {
         compute(ctx, count, in, ptr[outs]);
         return;
@@ -627,35 +679,58 @@ static void run_block(const ew_ctx *ctx, char *const *ptr, const int64_t *stride
     store(ctx, buffers[outs], ptr[outs], stride[outs], count);
 }
 
-/* Items are blocks of rows: item = row * blocks_per_row + block. */
+/* Items are blocks of rows: item = row * blocks_per_row + block. The row's
+ * index is decomposed once per range and then stepped like an odometer:
+ * with short rows (a permute's 128-element runs) the divisions of a
+ * decomposition per item cost as much as the copy. */
 static void run_items(void *opaque, size_t begin, size_t end)
 {
     const ew_ctx *ctx = opaque;
     const ew_plan *plan = ctx->plan;
     const int operands = plan->input_count + 1;
-    for (size_t item = begin; item < end; ++item) {
-        int64_t row = (int64_t)item / ctx->blocks_per_row;
-        const int64_t block = (int64_t)item % ctx->blocks_per_row;
-        int64_t at[EMU_EW_MAX_INPUTS + 1] = {0, 0, 0, 0};
-        for (int32_t d = plan->rank - 2; d >= 0; --d) {
-            const int64_t index = row % plan->shape[d];
-            row /= plan->shape[d];
-            for (int k = 0; k < operands; ++k) {
-                at[k] += index * plan->strides[k][d];
-            }
-        }
-        const int64_t first = block * EW_BLOCK;
-        for (int k = 0; k < operands && plan->rank > 0; ++k) {
-            at[k] += first * plan->strides[k][plan->rank - 1];
-        }
-        char *ptr[EMU_EW_MAX_INPUTS + 1];
-        int64_t stride[EMU_EW_MAX_INPUTS + 1];
+    const int32_t outer = plan->rank - 1; /* dimensions before the row's */
+    int64_t row = (int64_t)begin / ctx->blocks_per_row;
+    int64_t block = (int64_t)begin % ctx->blocks_per_row;
+    int64_t index[EMU_EW_MAX_RANK];
+    int64_t at[EMU_EW_MAX_INPUTS + 1] = {0, 0, 0, 0}; /* the row's first element, per operand */
+    for (int32_t d = outer - 1; d >= 0; --d) {
+        index[d] = row % plan->shape[d];
+        row /= plan->shape[d];
         for (int k = 0; k < operands; ++k) {
-            ptr[k] = ctx->base[k] + at[k] * (int64_t)ctx->elem[k];
-            stride[k] = plan->rank > 0 ? plan->strides[k][plan->rank - 1] : 1;
+            at[k] += index[d] * plan->strides[k][d];
+        }
+    }
+    int64_t stride[EMU_EW_MAX_INPUTS + 1];
+    for (int k = 0; k < operands; ++k) {
+        stride[k] = plan->rank > 0 ? plan->strides[k][plan->rank - 1] : 1;
+    }
+    for (size_t item = begin; item < end; ++item) {
+        const int64_t first = block * EW_BLOCK;
+        char *ptr[EMU_EW_MAX_INPUTS + 1];
+        for (int k = 0; k < operands; ++k) {
+            ptr[k] = ctx->base[k] + (at[k] + first * stride[k]) * (int64_t)ctx->elem[k];
         }
         const int64_t left = ctx->row_length - first;
         run_block(ctx, ptr, stride, (size_t)(left < EW_BLOCK ? left : EW_BLOCK));
+        if (++block < ctx->blocks_per_row) {
+            continue;
+        }
+        block = 0;
+        for (int32_t d = outer - 1; d >= 0; --d) {
+            for (int k = 0; k < operands; ++k) {
+                at[k] += plan->strides[k][d];
+            }
+            if (++index[d] < plan->shape[d]) {
+                break;
+            }
+            for (int k = 0; k < operands; ++k) {
+                at[k] -= index[d] * plan->strides[k][d];
+            }
+            index[d] = 0;
+        }
+    }
+    if (ctx->stream) {
+        ctx->kernels->stream_fence();
     }
 }
 
@@ -767,6 +842,73 @@ static int32_t choose_tiling(ew_ctx *ctx)
     return across;
 }
 
+/* Elements of operand k's memory between its lowest and highest element:
+ * *lowest gets the offset of the lowest (<= 0). */
+static int64_t operand_span(const ew_plan *plan, int k, int64_t *lowest)
+{
+    int64_t low = 0, high = 0;
+    for (int32_t d = 0; d < plan->rank; ++d) {
+        const int64_t reach = (plan->shape[d] - 1) * plan->strides[k][d];
+        if (reach < 0) {
+            low += reach;
+        } else {
+            high += reach;
+        }
+    }
+    *lowest = low;
+    return high - low + 1;
+}
+
+/* Half-type inputs of an fp32 computation that are small and read again
+ * and again (a [C] bias broadcast over [R, C]) are converted once, into
+ * `scratch`, instead of once per block: whole spans, gaps included, so
+ * that their strides stay as they are (the span lies inside the tensor's
+ * storage, so every byte read is the tensor's). */
+static void convert_reused_inputs(ew_ctx *ctx, int64_t elements, float *scratch, int64_t scratch_elements)
+{
+    const ew_plan *plan = ctx->plan;
+    if (plan->compute != EMU_EW_COMPUTE_F32) {
+        return;
+    }
+    for (int k = 0; k < plan->input_count; ++k) {
+        const aclDataType dtype = ctx->dtype[k];
+        int64_t lowest = 0;
+        const int64_t span = operand_span(plan, k, &lowest);
+        /* A tile's transposed copy of an input is read from an L1 buffer,
+         * not at the input's own offsets. */
+        if ((dtype != ACL_FLOAT16 && dtype != ACL_BF16) || ctx->transpose[k] != NULL || span > scratch_elements ||
+            span * EW_REUSE_MIN > elements) {
+            continue;
+        }
+        const uint16_t *first = (const uint16_t *)ctx->base[k] + lowest;
+        (dtype == ACL_FLOAT16 ? ctx->convert->f16_to_f32 : ctx->convert->bf16_to_f32)((size_t)span, first, scratch);
+        ctx->converted[k] = scratch - lowest;
+        scratch += span;
+        scratch_elements -= span;
+    }
+}
+
+/* Whether dense output blocks go out with non-temporal stores: where the
+ * level has them, the walk is by rows of blocks, and the launch streams
+ * more than EMU_STREAM_OUTPUT_MIN_BYTES (inputs and output, each at its own
+ * span), so that nothing of the output would stay cached for the next
+ * operator anyway and plain stores would read every line first. */
+static bool choose_streaming(const ew_ctx *ctx)
+{
+    const ew_plan *plan = ctx->plan;
+    const int outs = plan->input_count;
+    if (ctx->kernels->stream_copy == NULL || ctx->across >= 0 || plan->rank < 1 ||
+        plan->strides[outs][plan->rank - 1] != 1) {
+        return false;
+    }
+    uint64_t bytes = 0;
+    for (int k = 0; k <= outs; ++k) {
+        int64_t lowest = 0;
+        bytes += (uint64_t)operand_span(plan, k, &lowest) * ctx->elem[k];
+    }
+    return bytes >= EMU_STREAM_OUTPUT_MIN_BYTES;
+}
+
 const char *emu_ew_execute(const emu_ew_plan *plan, const emu_view *views)
 {
     if (plan->rank < 0) {
@@ -787,6 +929,9 @@ const char *emu_ew_execute(const emu_ew_plan *plan, const emu_view *views)
         rows *= plan->shape[d];
     }
     ctx.across = choose_tiling(&ctx);
+    ctx.stream = choose_streaming(&ctx);
+    _Alignas(64) float converted[EW_CONVERTED_ELEMENTS];
+    convert_reused_inputs(&ctx, rows * ctx.row_length, converted, EW_CONVERTED_ELEMENTS);
     if (ctx.across >= 0) {
         if (plan->compute == EMU_EW_COMPUTE_RAW) {
             const int64_t elem = (int64_t)ctx.elem[0];

@@ -17,9 +17,10 @@
  * only IEEE operations and libm calls (the same function on every level),
  * so all levels give the same bits.
  *
- * One more leaf per level moves data without computing: the transposed copy
+ * Two more leaves per level move data without computing: the transposed copy
  * (transpose.h) of the tiles of inputs read across their dense dimension
- * (src/ops/ew.c's tiled walk), by element size.
+ * (src/ops/ew.c's tiled walk), by element size, and the streaming copy of
+ * computed blocks into outputs larger than the last-level cache.
  */
 #ifndef ACLNN_EMU_KERNELS_EW_EW_H
 #define ACLNN_EMU_KERNELS_EW_EW_H
@@ -49,6 +50,11 @@ typedef void (*emu_ew_i64_fn)(size_t n, const int64_t *const *in, int64_t *out, 
  * (the next tile), which the copy may fetch ahead. */
 typedef void (*emu_ew_transpose_fn)(size_t rows, size_t cols, const void *in, ptrdiff_t in_stride, void *out,
                                     ptrdiff_t out_stride, size_t rows_next);
+/* A byte copy into an output too large to stay cached, with non-temporal
+ * stores where the level has them (plain stores at dst's partial lines):
+ * the output's lines are not read first. The caller issues stream_fence
+ * before another thread may read what it wrote. */
+typedef void (*emu_ew_stream_copy_fn)(size_t bytes, const void *src, void *dst);
 
 #define EMU_EW_ENUM_ENTRY(name, arity, expr) EMU_EWK_##name,
 typedef enum { EMU_EW_FLOAT_KERNELS(EMU_EW_ENUM_ENTRY) EMU_EWK_COUNT } emu_ew_kernel;
@@ -59,6 +65,8 @@ typedef struct {
     emu_ew_f64_fn f64[EMU_EWK_COUNT];
     emu_ew_i64_fn i64[EMU_EWK_COUNT]; /* NULL: no integer form */
     emu_ew_transpose_fn transpose[4];  /* elements of 1, 2, 4 and 8 bytes */
+    emu_ew_stream_copy_fn stream_copy; /* NULL: the level has no non-temporal stores */
+    void (*stream_fence)(void);
     const char *isa_name;
 } emu_ew_kernels;
 

@@ -98,6 +98,25 @@ EMU_EW_INT_KERNELS(EMU_EW_I64_LOOP)
 
 #include "kernels/ew/transpose.h"
 
+#if defined(__AVX2__)
+#include "kernels/stream_copy_x86.h"
+static void EMU_EW_CAT(emu_ew_stream_copy__, EMU_EW_ISA)(size_t bytes, const void *src, void *dst)
+{
+#if defined(__AVX512F__)
+    emu_stream_copy_avx512(dst, src, bytes, 0);
+#else
+    emu_stream_copy_avx2(dst, src, bytes, 0);
+#endif
+}
+static void EMU_EW_CAT(emu_ew_stream_fence__, EMU_EW_ISA)(void) { _mm_sfence(); }
+#define EMU_EW_STREAM_COPY EMU_EW_CAT(emu_ew_stream_copy__, EMU_EW_ISA)
+#define EMU_EW_STREAM_FENCE EMU_EW_CAT(emu_ew_stream_fence__, EMU_EW_ISA)
+#else
+/* No non-temporal stores in portable C: the driver keeps plain stores. */
+#define EMU_EW_STREAM_COPY NULL
+#define EMU_EW_STREAM_FENCE NULL
+#endif
+
 #define EMU_EW_F32_ENTRY(name, arity, expr) [EMU_EWK_##name] = EMU_EW_FN(name, f32),
 #define EMU_EW_F64_ENTRY(name, arity, expr) [EMU_EWK_##name] = EMU_EW_FN(name, f64),
 #define EMU_EW_I64_ENTRY(name, arity, expr) [EMU_EWK_##name] = EMU_EW_FN(name, i64),
@@ -110,5 +129,7 @@ const emu_ew_kernels EMU_EW_CAT(emu_ew_kernels__, EMU_EW_ISA) = {
                   EMU_EW_CAT(emu_ew_transpose_uint16_t__, EMU_EW_ISA),
                   EMU_EW_CAT(emu_ew_transpose_uint32_t__, EMU_EW_ISA),
                   EMU_EW_CAT(emu_ew_transpose_uint64_t__, EMU_EW_ISA)},
+    .stream_copy = EMU_EW_STREAM_COPY,
+    .stream_fence = EMU_EW_STREAM_FENCE,
     .isa_name = EMU_EW_STR(EMU_EW_ISA),
 };

@@ -406,6 +406,61 @@ def test_every_isa_level_gives_the_same_bits():
             assert np.array_equal(x, y), isa
 
 
+@pytest.mark.parametrize("dtype", [F32, F16, BF16], ids=str)
+@pytest.mark.parametrize("layout", ["ggml", "rows", "nz"])
+def test_few_rows_take_the_gemv_with_the_gemm_bits(dtype, layout):
+    """Products of 1 to 4 rows read the weight in place (the GEMV kernels); each row's bits are those of the
+    same row in a 5-row product (the blocked GEMM), on every ISA level, and close to float64."""
+    for k, n in ((1, 3), (7, 17), (33, 40), (129, 531), (300, 67)):
+        w = data((n, k), dtype, seed=k + n)  # a model's weight [out features, in features]
+        x = data((5, k), dtype, seed=k * n)
+        x[4, k // 2] = np.inf  # a non-finite row among the finite ones
+        if layout == "ggml":
+            mm = lambda a, out: run_mm("aclnnMm", a, w.T, out)
+        elif layout == "rows":
+            wr = np.ascontiguousarray(w.T)
+            mm = lambda a, out: run_mm("aclnnMm", a, wr, out)
+        else:
+            if k == 1:
+                continue
+            nz = to_nz(w)
+            mm = lambda a, out: run_raw("aclnnMm", a, nz, out, KEEP, ((k, n), (1, k)),
+                                        aclnn_emu.lib.ACL_FORMAT_FRACTAL_NZ)
+        for dout in {dtype, F32}:
+            full = {}
+            for isa in aclnn_emu.available_isas():
+                aclnn_emu.set_isa_cap(isa)
+                try:
+                    ref = mm(x, np.empty((5, n), dout))
+                    assert n < 8 or "gemv" not in aclnn_emu.last_kernel()  # (C^T = B^T A^T has 3 rows)
+                    for m in (1, 2, 3, 4):
+                        out = mm(np.ascontiguousarray(x[5 - m:]), np.empty((m, n), dout))
+                        assert "gemv" in aclnn_emu.last_kernel()
+                        assert out.view(np.uint8).tobytes() == ref[5 - m:].view(np.uint8).tobytes(), (isa, m, k, n)
+                    full[isa] = ref.view(np.uint8).copy()
+                finally:
+                    aclnn_emu.set_isa_cap("avx512_bf16")
+            assert all(np.array_equal(v, full["scalar"]) for v in full.values())
+            assert_product(ref[:4], x[:4], w.T, KEEP)
+
+
+def test_one_token_batches_and_mv_take_the_gemv():
+    r = np.random.default_rng(30)
+    w = r.uniform(-1, 1, (45, 70)).astype(np.float16)
+    x = r.uniform(-1, 1, (3, 1, 70)).astype(np.float16)
+    out = run_mm("aclnnMatmul", x, w.T, np.empty((3, 1, 45), np.float16))
+    assert "gemv" in aclnn_emu.last_kernel()
+    assert_product(out, x, w.T, KEEP)
+    wb = r.uniform(-1, 1, (3, 45, 70)).astype(BF16)
+    out = run_mm("aclnnBatchMatMul", x.astype(BF16), wb.transpose(0, 2, 1), np.empty((3, 1, 45), BF16))
+    assert "gemv" in aclnn_emu.last_kernel()
+    assert_product(out, x.astype(BF16), wb.transpose(0, 2, 1), KEEP)
+    v = r.uniform(-1, 1, 45).astype(np.float32)
+    out = run_mm("aclnnMv", w.T.astype(np.float32), v, np.empty(70, np.float32))
+    assert "gemv" in aclnn_emu.last_kernel()
+    assert_product(out, w.T.astype(np.float32), v, KEEP, product=np.matmul)
+
+
 # ---------------------------------------------------------------- errors
 
 

@@ -258,6 +258,62 @@ def test_threads_and_isas_bit_identical():
         assert np.array_equal(results[i], results[i % 2])
 
 
+def _wq_rows(x, w_fn, scale, offset, bias, group, dtype, slayout):
+    """y for the rows x, the weight made by w_fn(); returns (y, kernel name)."""
+    m, n = x.shape[0], scale.shape[-1]
+    devs = [dev(x), w_fn(), dev(scale, slayout), None if offset is None else dev(offset, slayout),
+            None if bias is None else dev(bias), dev(np.zeros((m, n), dtype))]
+    try:
+        assert call(devs[0], devs[1], devs[2], devs[3], bias=devs[4], group=group, y=devs[5]) == 0, take_msg()
+        return devs[5].read().reshape(m, n), aclnn_emu.last_kernel()
+    finally:
+        for d in devs:
+            if d is not None:
+                d.close()
+
+
+@pytest.mark.parametrize("dtype", [F16, BF16])
+@pytest.mark.parametrize("wdtype", [INT8, INT4])
+@pytest.mark.parametrize("wlayout", ["contig", "transposed"])
+def test_few_rows_dequantize_in_the_gemv_with_the_same_bits(dtype, wdtype, wlayout):
+    """1 to 4 rows of x run the GEMV kernels, which dequantize in registers: each row's bits are those of the
+    same row in a 5-row product (dequantized blocks and the GEMM), on every ISA level, and close to float64."""
+    r = rng(11)
+    lo, hi = (-8, 8) if wdtype == INT4 else (-128, 128)
+    for k, n, group, with_offset in ((64, 6, 32, True), (96, 70, 0, False), (160, 34, 32, False),
+                                     (288, 130, 64, True), (66, 18, 0, True)):
+        q = r.integers(lo, hi, (k, n))
+        x = r.uniform(-1, 1, (5, k)).astype(dtype)
+        x[0, 3] = np.inf
+        groups = (k + group - 1) // group if group else 1
+        sshape = (groups, n) if group else (n,)
+        scale = r.uniform(0.001, 0.02, sshape).astype(dtype)
+        offset = r.uniform(-2, 2, sshape).astype(dtype) if with_offset else None
+        bias = r.uniform(-1, 1, (n,)).astype(F16 if dtype == F16 else F32) if k % 3 == 0 else None
+        w_fn = (lambda: int4_weight(q, wlayout)) if wdtype == INT4 else (lambda: int8_weight(q, wlayout))
+        slayout = "transposed" if wlayout == "transposed" and group else "contig"  # ggml's scales go with W
+        firsts = {}
+        for isa in aclnn_emu.available_isas():
+            aclnn_emu.set_isa_cap(isa)
+            try:
+                ref, kernel = _wq_rows(x, w_fn, scale, offset, bias, group, dtype, slayout)
+                assert "gemv" not in kernel
+                for m in (1, 2, 3, 4):
+                    y, kernel = _wq_rows(np.ascontiguousarray(x[5 - m:]), w_fn, scale, offset, bias, group, dtype,
+                                           slayout)
+                    assert "gemv" in kernel
+                    assert y.view(np.uint16).tobytes() == ref[5 - m:].view(np.uint16).tobytes(), (isa, m, k, n)
+                firsts[isa] = ref.view(np.uint16).copy()
+            finally:
+                aclnn_emu.set_isa_cap(aclnn_emu.available_isas()[-1])
+        assert all(np.array_equal(v, firsts["scalar"]) for v in firsts.values())
+        w = dequant(q, scale, offset, group, dtype)
+        xf = x[1:].astype(np.float64)
+        b64 = 0 if bias is None else bias.astype(np.float64)
+        bound = np.abs(xf) @ np.abs(w) + np.abs(b64)
+        check_close(ref[1:], xf @ w + b64, bound, dtype)
+
+
 # ---------------------------------------------------------------- WeightQuantBatchMatmulV2: errors
 
 

@@ -15,6 +15,7 @@
 #ifndef EMU_OPS_MATMUL_H_
 #define EMU_OPS_MATMUL_H_
 
+#include "kernels/gemv/gemv.h"
 #include "meta/executor.h"
 #include "ops/check.h"
 #include "ops/opdef.h"
@@ -87,11 +88,23 @@ enum { MM_KB = 256, MM_BLOCK_FLOATS = 128 * 1024 };
  * of 8 runs onto the same L1 sets. */
 enum { MM_PAD = 16 };
 
+/* A product of at most EMU_GEMV_MAX_M rows whose B the GEMV kernels read
+ * in place (B needs no rounding on the way to fp32, and runs along k or
+ * along n): the tasks call them instead of converting blocks of B for the
+ * GEMM. Same bits (both keep gemm.h's chain); B's element (p, j) lies at
+ * emu_gemv_index() of these fields. */
+typedef struct {
+    bool on, k_inner;
+    emu_gemv_kind kind;
+    int64_t stride, blk, blk_stride;
+} mm_gemv;
+
 typedef struct {
     mm_side a, b, c;  /* a indexes the fp32 copy where sa.staged; b is always the tensor */
     mm_stage sa;
     bool b_staged, b_to_f16, b_hf32; /* B's blocks converted per task */
     mm_nz b_nz;
+    mm_gemv gemv;
     int32_t batch_rank;
     int64_t batch_shape[MM_BATCH_MAX];
     int64_t batches, m, n, k;

@@ -232,6 +232,53 @@ static void plan_tiles(mm_plan *plan, int64_t target)
     plan->tasks = plan->batches * plan->m_tiles * plan->n_tiles;
 }
 
+/* Whether the GEMV kernels can read B as it is, and how (mm_gemv). */
+static mm_gemv plan_gemv(const mm_problem *p, const mm_plan *plan)
+{
+    mm_gemv v = {0};
+    if (p->k <= 0 || p->m > EMU_GEMV_MAX_M || plan->b_to_f16 || plan->b_hf32) {
+        return v;
+    }
+    v.kind = p->b.dtype == ACL_FLOAT16 ? EMU_GEMV_F16 : p->b.dtype == ACL_BF16 ? EMU_GEMV_BF16 : EMU_GEMV_F32;
+    if (p->b_nz.on) {
+        /* Only the storage of B^T ([n, k]) has runs along k; the other's
+         * runs along n are C0 long, shorter than the kernels' vectors. */
+        if (!p->b_nz.transposed) {
+            return v;
+        }
+        v.k_inner = true;
+        v.stride = p->b_nz.c0;
+        v.blk = p->b_nz.c0;
+        v.blk_stride = p->b_nz.rows16 * p->b_nz.c0;
+    } else if (p->b.rs == 1) {
+        v.k_inner = true;
+        v.stride = p->b.cs;
+        v.blk = p->k;
+    } else if (p->b.cs == 1) {
+        v.stride = p->b.rs;
+    } else {
+        return v;
+    }
+    v.on = true;
+    return v;
+}
+
+/* GEMV tasks: all rows, columns in multiples of 32 (whole vectors), at
+ * most 512 (so a rounded tile stays in L1) and few enough that every
+ * thread gets about four tasks. */
+static void plan_gemv_tiles(mm_plan *plan, int64_t target)
+{
+    int64_t nt = plan->n < 512 ? plan->n : 512;
+    while (nt > 64 && plan->batches * ((plan->n + nt - 1) / nt) < target) {
+        nt = (nt / 2 + 31) / 32 * 32;
+    }
+    plan->mt = plan->m > 0 ? plan->m : 1;
+    plan->nt = nt > 0 ? nt : 1;
+    plan->m_tiles = 1;
+    plan->n_tiles = (plan->n + plan->nt - 1) / plan->nt;
+    plan->tasks = plan->batches * plan->m_tiles * plan->n_tiles;
+}
+
 uint64_t mm_plan_build(const mm_problem *problem, mm_plan *plan)
 {
     mm_problem p = *problem;
@@ -253,7 +300,7 @@ uint64_t mm_plan_build(const mm_problem *problem, mm_plan *plan)
     plan->n = p.n;
     plan->k = p.k;
     plan->kernel_out = p.precision.kernel_out;
-    uint64_t workspace = MM_ALIGN; /* room to align the caller's base address */
+    uint64_t workspace = 0; /* offsets from the aligned base (mm_run) */
     if (p.k > 0) {
         plan_stage(&p, &p.precision, &p.a, p.m, p.k, &plan->sa, &workspace);
         /* A product of a few rows also copies fp32 blocks: the GEMM would
@@ -272,9 +319,15 @@ uint64_t mm_plan_build(const mm_problem *problem, mm_plan *plan)
     plan->c = p.c;
     plan->direct = p.c.dtype == ACL_FLOAT && p.precision.kernel_out == ACL_FLOAT && p.c.cs == 1;
     const int64_t threads = emu_num_threads() > 0 ? emu_num_threads() : 1;
-    plan_tiles(plan, 4 * threads);
+    plan->gemv = plan_gemv(&p, plan);
+    if (plan->gemv.on) {
+        plan->b_staged = false;
+        plan_gemv_tiles(plan, 4 * threads);
+    } else {
+        plan_tiles(plan, 4 * threads);
+    }
     plan->slots = (int32_t)(plan->tasks < threads ? plan->tasks : threads);
-    plan->tile_offset = align_up(emu_sgemm_scratch_bytes());
+    plan->tile_offset = plan->gemv.on ? 0 : align_up(emu_sgemm_scratch_bytes());
     plan->block_offset = plan->tile_offset + (plan->direct ? 0 : align_up((uint64_t)(plan->mt * plan->nt) * 4));
     plan->kb = MM_KB;
     if (plan->b_staged && MM_BLOCK_FLOATS / plan->nt > MM_KB) {
@@ -284,5 +337,6 @@ uint64_t mm_plan_build(const mm_problem *problem, mm_plan *plan)
     const uint64_t block = (uint64_t)((plan->kb + MM_PAD) * (plan->nt + MM_PAD)) * 4;
     plan->slot_bytes = plan->block_offset + (plan->b_staged ? align_up(block) : 0);
     plan->slot_offset = workspace;
-    return workspace + plan->slot_bytes * (uint64_t)plan->slots;
+    /* MM_ALIGN more: mm_run moves the caller's base up to 63 bytes to align it. */
+    return workspace + plan->slot_bytes * (uint64_t)plan->slots + MM_ALIGN;
 }

@@ -12,6 +12,7 @@
 #include "common/parallel.h"
 #include "kernels/convert/convert.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/gemv/gemv.h"
 #include "ops/matmul.h"
 #include "ops/nz_layout.h"
 
@@ -161,6 +162,7 @@ typedef struct {
     const mm_plan *plan;
     const emu_convert_kernels *cv;
     const emu_gemm_kernels *gemm;
+    const emu_gemv_kernels *gemv;
     int64_t kb; /* depth per GEMM call */
     unsigned char *workspace;
     const char *a, *b; /* element (0, 0, 0) of each operand: A's fp32 copy or the tensor */
@@ -222,24 +224,11 @@ static void stage_block(const task_ctx *t, const char *origin, int64_t pc, int64
     *cs = by_column ? kc + MM_PAD : 1;
 }
 
-static void run_task(task_ctx *t, int32_t slot, int64_t task)
+/* The GEMM over B's depth blocks, each converted first where B needs it. */
+static void run_gemm(const task_ctx *t, unsigned char *slot_base, float *tile, char *c_origin, int64_t off_a,
+                     int64_t off_b, int64_t i0, int64_t j0, int64_t rows, int64_t cols)
 {
     const mm_plan *p = t->plan;
-    const int64_t jb = task % p->n_tiles, ib = task / p->n_tiles % p->m_tiles;
-    int64_t batch = task / p->n_tiles / p->m_tiles;
-    int64_t off_a = 0, off_b = 0, off_c = 0;
-    for (int32_t d = p->batch_rank - 1; d >= 0; --d) {
-        const int64_t i = batch % p->batch_shape[d];
-        batch /= p->batch_shape[d];
-        off_a += i * p->a.bstride[d];
-        off_b += i * p->b.bstride[d];
-        off_c += i * p->c.bstride[d];
-    }
-    const int64_t i0 = ib * p->mt, j0 = jb * p->nt;
-    const int64_t rows = p->m - i0 < p->mt ? p->m - i0 : p->mt, cols = p->n - j0 < p->nt ? p->n - j0 : p->nt;
-    unsigned char *slot_base = t->workspace + p->slot_offset + (uint64_t)slot * p->slot_bytes;
-    char *c_origin = t->c + (off_c + i0 * p->c.rs + j0 * p->c.cs) * (int64_t)t->c_elem;
-    float *tile = (float *)(slot_base + p->tile_offset);
     emu_sgemm_args g = {.m = rows, .n = cols, .a_row_stride = p->a.rs, .a_col_stride = p->a.cs,
                         .c = p->direct ? (float *)c_origin : tile, .c_row_stride = p->direct ? p->c.rs : p->nt};
     /* One GEMM call per depth block: the chain of every element goes on
@@ -266,6 +255,38 @@ static void run_task(task_ctx *t, int32_t slot, int64_t task)
         t->gemm->sgemm(&g, slot_base);
         pc += kc;
     } while (pc < p->k);
+}
+
+static void run_task(task_ctx *t, int32_t slot, int64_t task)
+{
+    const mm_plan *p = t->plan;
+    const int64_t jb = task % p->n_tiles, ib = task / p->n_tiles % p->m_tiles;
+    int64_t batch = task / p->n_tiles / p->m_tiles;
+    int64_t off_a = 0, off_b = 0, off_c = 0;
+    for (int32_t d = p->batch_rank - 1; d >= 0; --d) {
+        const int64_t i = batch % p->batch_shape[d];
+        batch /= p->batch_shape[d];
+        off_a += i * p->a.bstride[d];
+        off_b += i * p->b.bstride[d];
+        off_c += i * p->c.bstride[d];
+    }
+    const int64_t i0 = ib * p->mt, j0 = jb * p->nt;
+    const int64_t rows = p->m - i0 < p->mt ? p->m - i0 : p->mt, cols = p->n - j0 < p->nt ? p->n - j0 : p->nt;
+    unsigned char *slot_base = t->workspace + p->slot_offset + (uint64_t)slot * p->slot_bytes;
+    char *c_origin = t->c + (off_c + i0 * p->c.rs + j0 * p->c.cs) * (int64_t)t->c_elem;
+    float *tile = (float *)(slot_base + p->tile_offset);
+    if (p->gemv.on) {
+        const emu_gemv_args v = {.m = rows, .n0 = j0, .n = cols, .k = p->k,
+                                 .a = (const float *)(t->a + (off_a + i0 * p->a.rs) * (int64_t)t->a_elem),
+                                 .a_row_stride = p->a.rs, .a_col_stride = p->a.cs, .kind = p->gemv.kind,
+                                 .b = t->b + off_b * (int64_t)t->b_elem, .k_inner = p->gemv.k_inner,
+                                 .stride = p->gemv.stride, .blk = p->gemv.blk, .blk_stride = p->gemv.blk_stride,
+                                 .c = p->direct ? (float *)c_origin : tile,
+                                 .c_row_stride = p->direct ? p->c.rs : p->nt};
+        t->gemv->gemv(&v);
+    } else {
+        run_gemm(t, slot_base, tile, c_origin, off_a, off_b, i0, j0, rows, cols);
+    }
     if (p->direct) {
         return;
     }
@@ -298,7 +319,8 @@ const char *mm_run(aclOpExecutor *executor, void *workspace)
     const mm_plan *p = (const mm_plan *)executor->plan;
     const emu_view *tensors = executor->tensors;
     const emu_isa isa = emu_isa_active();
-    task_ctx t = {.plan = p, .cv = emu_convert_select(isa), .gemm = emu_gemm_select(isa)};
+    task_ctx t = {.plan = p, .cv = emu_convert_select(isa), .gemm = emu_gemm_select(isa),
+                  .gemv = emu_gemv_select(isa)};
     t.kb = p->kb;
     const uintptr_t base = (uintptr_t)workspace;
     t.workspace = (unsigned char *)((base + 63) / 64 * 64);
@@ -317,6 +339,6 @@ const char *mm_run(aclOpExecutor *executor, void *workspace)
     atomic_init(&t.next, 0);
     emu_parallel_for((size_t)p->slots, 1, slots_range, &t);
     static _Thread_local char name[96];
-    snprintf(name, sizeof name, "matmul(%s)", t.gemm->name);
+    snprintf(name, sizeof name, "matmul(%s)", p->gemv.on ? t.gemv->name : t.gemm->name);
     return name;
 }

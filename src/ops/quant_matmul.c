@@ -267,6 +267,40 @@ static aclTensor byte_view(const aclTensor *w, const wq_plan *p)
     return b;
 }
 
+/* Whether the GEMV kernels read this weight in place (wq_plan), and how:
+ * INT4 from a whole byte, and runs along k or along n (or NZ storage of
+ * the [n, k] matrix). */
+static void plan_gemv(wq_plan *p)
+{
+    p->gemv = false;
+    if (p->m > EMU_GEMV_MAX_M || (p->wkind == W_INT4 && p->w_nib0 != 0)) {
+        return;
+    }
+    if (p->wkind == W_INT8_NZ) {
+        if (!p->nz_trans) {
+            return;
+        }
+        p->gemv_k_inner = true;
+        p->gemv_stride = EMU_NZ_BLOCK_BYTES;
+        p->gemv_blk = EMU_NZ_BLOCK_BYTES;
+        p->gemv_blk_stride = p->nz_rows16 * EMU_NZ_BLOCK_BYTES;
+    } else if (p->ws_k == 1) {
+        p->gemv_k_inner = true;
+        p->gemv_stride = p->ws_n;
+        p->gemv_blk = p->k;
+        p->gemv_blk_stride = 0;
+    } else if (p->ws_n == 1) {
+        p->gemv_k_inner = false;
+        p->gemv_stride = p->ws_k;
+    } else {
+        return;
+    }
+    const emu_gemv_args probe = {.m = p->m, .n0 = 0, .n = p->n, .k = p->k,
+                                 .kind = p->wkind == W_INT4 ? EMU_GEMV_I4 : EMU_GEMV_I8, .k_inner = p->gemv_k_inner,
+                                 .stride = p->gemv_stride, .blk = p->gemv_blk, .blk_stride = p->gemv_blk_stride};
+    p->gemv = emu_gemv_supported(&probe);
+}
+
 static void plan_operands(const aclTensor *const *t, int group, bool trans_w, wq_plan *p)
 {
     const emu_view *x = &t[X]->view, *w = &t[W]->view, *s = &t[SCALE]->view;
@@ -301,8 +335,20 @@ static void plan_operands(const aclTensor *const *t, int group, bool trans_w, wq
     p->ys_m = t[Y]->view.strides[0];
     p->m_tiles = (p->m + WQ_MT - 1) / WQ_MT;
     p->n_tiles = (p->n + WQ_NB - 1) / WQ_NB;
-    p->tasks = p->m_tiles * p->n_tiles;
     const int64_t threads = emu_num_threads() > 0 ? emu_num_threads() : 1;
+    plan_gemv(p);
+    if (p->gemv) {
+        /* Columns in whole vectors, at most 512 (the tile's rows stay in L1),
+         * about four tasks per thread. */
+        int64_t nt = p->n < 512 ? p->n : 512;
+        while (nt > 64 && (p->n + nt - 1) / nt < 4 * threads) {
+            nt = (nt / 2 + 31) / 32 * 32;
+        }
+        p->gemv_nt = nt;
+        p->m_tiles = 1;
+        p->n_tiles = (p->n + nt - 1) / nt;
+    }
+    p->tasks = p->m_tiles * p->n_tiles;
     p->slots = p->tasks < threads ? p->tasks : threads > MAX_SLOTS ? MAX_SLOTS : threads;
     const uint64_t scratch = (emu_sgemm_scratch_bytes() + 63) / 64 * 64;
     p->block_offset = scratch;

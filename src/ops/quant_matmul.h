@@ -5,6 +5,7 @@
 
 #include <assert.h>
 
+#include "kernels/gemv/gemv.h"
 #include "meta/executor.h"
 
 /* Depth block, column block and row tile of one task. */
@@ -30,6 +31,11 @@ typedef struct {
     bool has_bias;
     aclDataType bias_dt;
     int64_t ys_m;
+    /* At most EMU_GEMV_MAX_M rows and a weight the GEMV kernels read in
+     * place: tasks of gemv_nt columns dequantize inside the kernel (same
+     * bits as the blocks). B's element (p, j) at emu_gemv_index() of these. */
+    bool gemv, gemv_k_inner;
+    int64_t gemv_stride, gemv_blk, gemv_blk_stride, gemv_nt;
     int64_t m_tiles, n_tiles, tasks, slots;
     uint64_t slot_offset, slot_bytes, block_offset, tile_offset;
 } wq_plan;

@@ -2,7 +2,10 @@
  * fp32 once; then every task (a tile of WQ_MT rows and WQ_NB columns of y)
  * dequantizes its columns of the weight WQ_KB rows at a time into its slot
  * and runs the fp32 GEMM on them, the chain of each element going on from
- * block to block; the bias is added and the row rounded to y's dtype. Tasks
+ * block to block; the bias is added and the row rounded to y's dtype. A
+ * product of a few rows (wq_plan.gemv) instead has the GEMV kernels read
+ * the weight once, dequantizing in registers by the same formula: copying
+ * it would cost more than the product. Tasks
  * are claimed by the threads as they come, each computed by one alone, so
  * the results do not depend on the thread count or the ISA. */
 #include <stdatomic.h>
@@ -11,6 +14,7 @@
 #include "common/parallel.h"
 #include "kernels/convert/convert.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/gemv/gemv.h"
 #include "ops/nz_layout.h"
 #include "ops/quant_matmul.h"
 
@@ -18,6 +22,7 @@ typedef struct {
     const wq_plan *p;
     const emu_convert_kernels *cv;
     const emu_gemm_kernels *gemm;
+    const emu_gemv_kernels *gemv;
     unsigned char *ws;
     const char *x;
     float *x32;
@@ -108,28 +113,47 @@ static void dequant_block(const wq_ctx *t, int64_t k0, int64_t kc, int64_t n0, i
     }
 }
 
+/* All rows of y, columns [j0, j0 + cols), by the GEMV kernel: the weight
+ * dequantized in registers with the formula of dequant_block. */
+static void gemv_tile(const wq_ctx *t, int64_t j0, int64_t cols, float *tile)
+{
+    const wq_plan *p = t->p;
+    const emu_gemv_args v = {.m = p->m, .n0 = j0, .n = cols, .k = p->k, .a = t->x32, .a_row_stride = p->k,
+                             .a_col_stride = 1, .kind = p->wkind == W_INT4 ? EMU_GEMV_I4 : EMU_GEMV_I8, .b = t->w,
+                             .k_inner = p->gemv_k_inner, .stride = p->gemv_stride, .blk = p->gemv_blk,
+                             .blk_stride = p->gemv_blk_stride, .scale = t->scale, .offset = t->offset,
+                             .group = p->group, .sc_g = p->sc_g, .sc_n = p->sc_n, .of_g = p->of_g, .of_n = p->of_n,
+                             .dq_f16 = p->xdt == ACL_FLOAT16, .c = tile, .c_row_stride = p->gemv_nt};
+    t->gemv->gemv(&v);
+}
+
 static void run_task(wq_ctx *t, int64_t slot, int64_t task)
 {
     const wq_plan *p = t->p;
-    const int64_t i0 = task / p->n_tiles * WQ_MT, j0 = task % p->n_tiles * WQ_NB;
-    const int64_t rows = p->m - i0 < WQ_MT ? p->m - i0 : WQ_MT, cols = p->n - j0 < WQ_NB ? p->n - j0 : WQ_NB;
+    const int64_t mt = p->gemv ? p->m : WQ_MT, nt = p->gemv ? p->gemv_nt : WQ_NB;
+    const int64_t i0 = task / p->n_tiles * mt, j0 = task % p->n_tiles * nt;
+    const int64_t rows = p->m - i0 < mt ? p->m - i0 : mt, cols = p->n - j0 < nt ? p->n - j0 : nt;
     unsigned char *slot_base = t->ws + p->slot_offset + (uint64_t)slot * p->slot_bytes;
     float *block = (float *)(slot_base + p->block_offset), *tile = (float *)(slot_base + p->tile_offset);
-    emu_sgemm_args g = {.m = rows, .n = cols, .a_row_stride = p->k, .a_col_stride = 1, .b = block,
-                        .b_row_stride = cols, .b_col_stride = 1, .c = tile, .c_row_stride = WQ_NB};
-    /* The GEMM goes on with each element's chain from the value the previous
-     * depth block stored: the blocks change nothing in the results. */
-    for (int64_t pc = 0; pc < p->k; pc += WQ_KB) {
-        const int64_t kc = p->k - pc < WQ_KB ? p->k - pc : WQ_KB;
-        dequant_block(t, pc, kc, j0, cols, block);
-        g.k = kc;
-        g.accumulate = pc > 0;
-        g.a = t->x32 + i0 * p->k + pc;
-        t->gemm->sgemm(&g, slot_base);
+    if (p->gemv) {
+        gemv_tile(t, j0, cols, tile);
+    } else {
+        emu_sgemm_args g = {.m = rows, .n = cols, .a_row_stride = p->k, .a_col_stride = 1, .b = block,
+                            .b_row_stride = cols, .b_col_stride = 1, .c = tile, .c_row_stride = WQ_NB};
+        /* The GEMM goes on with each element's chain from the value the
+         * previous depth block stored: the blocks change nothing in the results. */
+        for (int64_t pc = 0; pc < p->k; pc += WQ_KB) {
+            const int64_t kc = p->k - pc < WQ_KB ? p->k - pc : WQ_KB;
+            dequant_block(t, pc, kc, j0, cols, block);
+            g.k = kc;
+            g.accumulate = pc > 0;
+            g.a = t->x32 + i0 * p->k + pc;
+            t->gemm->sgemm(&g, slot_base);
+        }
     }
     const size_t ysize = 2;
     for (int64_t r = 0; r < rows; ++r) {
-        float *row = tile + r * WQ_NB;
+        float *row = tile + r * nt;
         if (p->has_bias) {
             for (int64_t j = 0; j < cols; ++j) {
                 row[j] += p->bias_dt == ACL_FLOAT ? ((const float *)t->bias)[j0 + j]
@@ -160,7 +184,7 @@ const char *wq_run(aclOpExecutor *executor, void *workspace)
     const wq_plan *p = (const wq_plan *)executor->plan;
     const emu_view *v = executor->tensors;
     const emu_isa isa = emu_isa_active();
-    wq_ctx t = {.p = p, .cv = emu_convert_select(isa), .gemm = emu_gemm_select(isa)};
+    wq_ctx t = {.p = p, .cv = emu_convert_select(isa), .gemm = emu_gemm_select(isa), .gemv = emu_gemv_select(isa)};
     t.ws = (unsigned char *)(((uintptr_t)workspace + 63) / 64 * 64);
     t.x = emu_view_origin(&v[WQ_X]);
     t.x32 = (float *)t.ws;
@@ -173,7 +197,7 @@ const char *wq_run(aclOpExecutor *executor, void *workspace)
     atomic_init(&t.next, 0);
     emu_parallel_for((size_t)p->slots, 1, slots_range, &t);
     static _Thread_local char name[96];
-    snprintf(name, sizeof name, "weight_quant_matmul(%s)", t.gemm->name);
+    snprintf(name, sizeof name, "weight_quant_matmul(%s)", p->gemv ? t.gemv->name : t.gemm->name);
     return name;
 }
 

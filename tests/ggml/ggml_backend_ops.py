@@ -4,6 +4,7 @@
     python3 tests/ggml/ggml_backend_ops.py                      # the element-wise ops (the default)
     python3 tests/ggml/ggml_backend_ops.py --ops ADD,MUL --env GGML_CANN_MEM_POOL=leg
     python3 tests/ggml/ggml_backend_ops.py --ops expected       # tests/ggml/expected_pass.txt only
+    python3 tests/ggml/ggml_backend_ops.py --ops expected --together   # the same ops in one process
     python3 tests/ggml/ggml_backend_ops.py --ops all --write-docs docs/ggml_backend_ops.md
 
 1. Gets the pinned llama.cpp, vendored in the ``llama-cpp-python==0.3.36``
@@ -385,7 +386,8 @@ def status_of(res):
     return "no cases"
 
 
-def run_op(binary, op, args, env, logs):
+def run_op(binary, op, args, env, logs, label=None):
+    """One test-backend-ops process for `op` (one op, or a comma-separated list run together under `label`)."""
     cmd = [str(binary), "test", "-b", args.backend, "-o", op]
     started = time.time()
     try:
@@ -397,10 +399,10 @@ def run_op(binary, op, args, env, logs):
     out = out.decode("utf-8", "replace") if isinstance(out, bytes) else out
     err = err.decode("utf-8", "replace") if isinstance(err, bytes) else err
     env_tag = "".join("-%s=%s" % kv for kv in sorted(args.env_pairs.items()))
-    log_path = logs / re.sub(r"[^A-Za-z0-9_.=-]", "_", "%s-%s%s.log" % (args.backend, op, env_tag))
+    log_path = logs / re.sub(r"[^A-Za-z0-9_.=-]", "_", "%s-%s%s.log" % (args.backend, label or op, env_tag))
     log_path.write_text("$ %s\n--- exit %s\n--- stdout\n%s\n--- stderr\n%s" % (shlex.join(cmd), rc, out, err))
     res = parse_output(out, err, rc, timed_out, args.backend)
-    res.update(op=op, status=status_of(res), seconds=round(time.time() - started, 1), log=str(log_path))
+    res.update(op=label or op, status=status_of(res), seconds=round(time.time() - started, 1), log=str(log_path))
     return res
 
 
@@ -530,6 +532,9 @@ def main(argv=None):
     p.add_argument("--expected", default=str(EXPECTED_FILE), help="the expected-pass list (one ggml op a line)")
     p.add_argument("--write-docs", metavar="FILE", help="write the table into FILE between its marker comments")
     p.add_argument("--json", metavar="FILE", help="write the per-op results as JSON")
+    p.add_argument("--together", action="store_true",
+                   help="run the ops in one test-backend-ops process (-o A,B,...), as the whole suite runs: what one "
+                        "op leaves behind (pools, caches, streams) meets the next; one result row")
     args = p.parse_args(argv)
 
     args.env_pairs = {}
@@ -553,6 +558,14 @@ def main(argv=None):
     env.update(args.env_pairs)
     logs = build_dir / "logs"
     logs.mkdir(exist_ok=True)
+    if args.together:
+        res = run_op(binary, ",".join(ops), args, env, logs, label="%d-ops-together" % len(ops))
+        log("%d ops in one process: %s, OK %d FAIL %d not supported %d, %s passed, %.1f s %s"
+            % (len(ops), res["status"], res["ok"], res["fail"], res["unsupported"], res["passed_line"] or "-",
+               res["seconds"], reason_of(res)[:200]))
+        if args.json:
+            Path(args.json).write_text(json.dumps([res], indent=1))
+        return 0 if res["status"] == "passed" else 1
     results = []
     for op in ops:
         res = run_op(binary, op, args, env, logs)

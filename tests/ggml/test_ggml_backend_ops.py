@@ -50,6 +50,19 @@ def test_expected_ops_pass_on_cann(tmp_path):
 
 
 @pytest.mark.ggml
+def test_expected_ops_pass_together_in_one_process(tmp_path):
+    """The same ops in one test-backend-ops process, as `test -b CANN0` runs a whole suite: the pools, caches
+    and streams one op leaves behind meet the next, and every case still passes."""
+    expected = gbo.read_expected(gbo.EXPECTED_FILE)
+    result, results = run_script(tmp_path, "--ops", "expected", "--together")
+    assert result.returncode == 0, explain(result)
+    (res,) = results.values()
+    assert res["status"] == "passed" and res["fail"] == 0 and res["ok"] > 3000, explain(result)
+    assert res["passed_line"] == "%d/%d" % (res["ok"], res["ok"]), explain(result)
+    assert res["op"] == "%d-ops-together" % len(expected)
+
+
+@pytest.mark.ggml
 def test_harness_on_cpu(tmp_path):
     """The harness itself: ADD on ggml's CPU backend passes and is parsed as passed."""
     result, results = run_script(tmp_path, "--backend", "CPU", "--ops", "ADD")

@@ -451,6 +451,75 @@ def test_every_isa_level_gives_the_same_bits():
             assert np.array_equal(a, b), isa
 
 
+def fixed_order_sum_last(x):
+    """The documented order of a last-axis fp32 sum, in numpy: per block of 4096, element i into lane
+    i % 32 in order, the lanes folded by halving; the block results summed the same way."""
+
+    def lanes(v):  # v: [rows, n] float32
+        v = np.concatenate([v, np.zeros((v.shape[0], -v.shape[1] % 32), np.float32)], axis=1)
+        acc = np.zeros((v.shape[0], 32), np.float32)
+        for group in v.reshape(v.shape[0], -1, 32).transpose(1, 0, 2):
+            acc = acc + group
+        for w in (16, 8, 4, 2, 1):
+            acc = acc[:, :w] + acc[:, w : 2 * w]
+        return acc[:, 0]
+
+    v = x.astype(np.float32)  # exact for fp16 and bf16
+    with np.errstate(invalid="ignore"):  # inf - inf
+        if v.shape[1] <= 4096:
+            return lanes(v)
+        blocks = [lanes(v[:, b : b + 4096]) for b in range(0, v.shape[1], 4096)]
+        return lanes(np.stack(blocks, axis=1))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_last_axis_sums_keep_the_fixed_order_at_every_isa_level(isa, dtype):
+    """fp16 and bf16 rows are widened and summed in one pass by per-ISA kernels: every level, for every
+    row length (whole and partial groups of 32 lanes, several blocks), gives the bits of the fixed order;
+    with NaN or with +-inf (NaNs of one bit pattern), -0 and fp16 subnormals among the elements."""
+    rng = np.random.default_rng(21)
+    for n in (1, 2, 15, 31, 32, 33, 47, 64, 95, 100, 1000, 1023, 4095, 4096, 4097, 5000, 9001):
+        # magnitudes from 2^-12 to 2^8, so that the sums round and another order shows in the bits
+        x = (rng.uniform(-4, 4, (3, n)) * 2.0 ** rng.integers(-12, 7, (3, n))).astype(dtype)
+        x[0, ::7] = 0.0
+        x[0, 1::7] = -0.0
+        if dtype == F16:
+            x[2, ::5] = np.float16(3e-6)  # subnormal
+        for special in ([np.nan], [np.inf, -np.inf]):
+            y = x.copy()
+            y[1, rng.integers(0, n, 3)] = rng.choice(special, 3)
+            exact = fixed_order_sum_last(y)
+            expected = exact.astype(dtype)
+            # dtype FLOAT: the fp32 sum itself, before a rounding to fp16 / bf16 could hide its low bits
+            for got, want in ((reduce_sum(y, [1]), expected), (reduce_sum(y, [1], dtype=F32), exact)):
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (n, special)
+            # not dense: a view of every other element
+            wide = np.repeat(y, 2, axis=1)
+            assert np.array_equal(reduce_sum(wide[:, ::2], [1]).view(np.uint8), expected.view(np.uint8)), n
+
+
+def test_first_axis_half_sums_give_the_same_bits_at_every_isa_level():
+    """The column loop widens fp16 / bf16 runs as it adds them: the same bits at every level."""
+    rng = np.random.default_rng(22)
+    xs = [rng.uniform(-4, 4, (n, c)).astype(t) for t in FLOATS for n, c in ((33, 5), (300, 256), (4097, 300))]
+
+    def run():
+        return [r.view(np.uint8).copy() for x in xs for r in (reduce_sum(x, [0]), reduce_sum(x, [0], dtype=F32))]
+
+    results = {}
+    previous = aclnn_emu.get_isa()
+    try:
+        for level in aclnn_emu.available_isas():
+            aclnn_emu.set_isa_cap(level)
+            results[level] = run()
+    finally:
+        aclnn_emu.set_isa_cap(previous)
+    first = next(iter(results.values()))
+    for level, outs in results.items():
+        for a, b in zip(first, outs):
+            assert np.array_equal(a, b), level
+
+
 # ---------------------------------------------------------------- errors
 
 

@@ -9,11 +9,15 @@
  * never depend on the thread count. Elements are loaded through CANN's
  * Cast to the dtype the kernel runs in (`via`) and computed in fp32 (fp16,
  * bf16, fp32), fp64 (double) or int64 (integers and bool, wrapping). The
- * code is plain C over dense buffers; it compiles to one path whatever the
- * ISA cap, so results are the same bit for bit at every ISA level. */
+ * fp32 sums run in the per-ISA kernels of kernels/reduce, which add in the
+ * same fixed order at every level; the rest is plain C that compiles to one
+ * path whatever the ISA cap. So results are the same bit for bit at every
+ * ISA level (but for the sign and payload of a NaN sum where NaNs of
+ * different bits meet, such as an input NaN and the NaN of inf - inf). */
 #ifndef EMU_OPS_REDUCE_H_
 #define EMU_OPS_REDUCE_H_
 
+#include "kernels/reduce/reduce.h"
 #include "meta/executor.h"
 #include "ops/check.h"
 #include "ops/ew.h"
@@ -112,6 +116,15 @@ int64_t emu_red_wrap(int64_t value, aclDataType dtype);
 /* Fixed-order sums: 32 (fp32) or 16 (fp64) interleaved lanes, combined by
  * halving. int64 sums wrap. */
 float emu_red_sum_f32(const float *x, int64_t n);
+/* Whether loading dtype as `via` into fp32 is only the exact widening of
+ * kernels/convert (fp32, or fp16 / bf16 loaded as themselves or as fp32):
+ * the sum kernels then read such elements in place, in one pass. */
+bool emu_red_widens_exactly(aclDataType dtype, aclDataType via);
+/* emu_red_sum_f32 of n dense elements of dtype (FLOAT, FLOAT16 or BF16,
+ * widened exactly) with the kernels k, without a buffer in between. */
+float emu_red_sum_dense(const emu_reduce_kernels *k, const void *x, aclDataType dtype, int64_t n);
+/* acc[j] += x[j] for j < n, x as in emu_red_sum_dense. */
+void emu_red_add_dense(const emu_reduce_kernels *k, float *acc, const void *x, aclDataType dtype, int64_t n);
 double emu_red_sum_f64(const double *x, int64_t n);
 int64_t emu_red_sum_i64(const int64_t *x, int64_t n);
 

@@ -322,28 +322,48 @@ void emu_red_store_run(emu_red_compute compute, const void *values, int64_t n, a
 
 /* ---- fixed-order sums ----
  * Element i goes to lane i % L; the lanes are then added pairwise by
- * halving (lane k += lane k + L/2, ...). Written as plain loops over the
- * lane array, which the compiler vectorizes without changing the order. */
+ * halving (lane k += lane k + L/2, ...). The fp32 lanes are filled by the
+ * per-ISA kernels of kernels/reduce (the same additions in the same order
+ * at every level); the rest are plain loops over the lane array, which
+ * the compiler vectorizes without changing the order. */
 
-float emu_red_sum_f32(const float *x, int64_t n)
+_Static_assert((int)EMU_RED_LANES_F32 == (int)EMU_REDUCE_LANES, "the kernels fill the lanes of the fixed order");
+
+bool emu_red_widens_exactly(aclDataType dtype, aclDataType via)
+{
+    return (dtype == ACL_FLOAT && via == ACL_FLOAT) ||
+           ((dtype == ACL_FLOAT16 || dtype == ACL_BF16) && (via == ACL_FLOAT || via == dtype));
+}
+
+void emu_red_add_dense(const emu_reduce_kernels *k, float *acc, const void *x, aclDataType dtype, int64_t n)
+{
+    switch (dtype) {
+    case ACL_FLOAT16: k->add_f16(acc, x, (size_t)n); break;
+    case ACL_BF16: k->add_bf16(acc, x, (size_t)n); break;
+    default: k->add_f32(acc, x, (size_t)n); break;
+    }
+}
+
+float emu_red_sum_dense(const emu_reduce_kernels *k, const void *x, aclDataType dtype, int64_t n)
 {
     enum { L = EMU_RED_LANES_F32 };
     float acc[L] = {0};
-    int64_t i = 0;
-    for (; i + L <= n; i += L) {
-        for (int k = 0; k < L; ++k) {
-            acc[k] += x[i + k];
-        }
-    }
-    for (int k = 0; i + k < n; ++k) {
-        acc[k] += x[i + k];
+    switch (dtype) {
+    case ACL_FLOAT16: k->lanes_add_f16(acc, x, (size_t)n); break;
+    case ACL_BF16: k->lanes_add_bf16(acc, x, (size_t)n); break;
+    default: k->lanes_add_f32(acc, x, (size_t)n); break;
     }
     for (int w = L / 2; w > 0; w /= 2) {
-        for (int k = 0; k < w; ++k) {
-            acc[k] += acc[k + w];
+        for (int j = 0; j < w; ++j) {
+            acc[j] += acc[j + w];
         }
     }
     return acc[0];
+}
+
+float emu_red_sum_f32(const float *x, int64_t n)
+{
+    return emu_red_sum_dense(emu_reduce_select(emu_isa_active()), x, ACL_FLOAT, n);
 }
 
 double emu_red_sum_f64(const double *x, int64_t n)

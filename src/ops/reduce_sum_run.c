@@ -7,7 +7,12 @@
  * (lane k += lane k + L/2, ...), and the block results are added the same
  * way. Rows (reduced elements dense in memory) and columns (outputs dense
  * in memory, reduced elements strided) are two loops over the same
- * lanes, so both give these bits, for any thread count and ISA. CANN's
+ * lanes, so both give these bits, for any thread count and ISA. The fp32
+ * additions run in kernels/reduce, which read fp32, fp16 and bf16 data in
+ * place (a half-type row is widened in registers, not through a buffer)
+ * and keep this order at every ISA level (a NaN result's sign and payload
+ * aside, where NaNs of different bits meet: see kernels/reduce/reduce.h).
+ * CANN's
  * kernels also sum in vector lanes, with their own tiling: their low bits
  * may differ, the value is as accurate. int64 sums wrap and have no order. */
 #include <math.h>
@@ -25,6 +30,7 @@ _Static_assert(EMU_RED_BLOCK % LF == 0 && EMU_RED_BLOCK % LD == 0, "blocks must 
 
 typedef struct {
     const emu_red_sum_plan *plan;
+    const emu_reduce_kernels *kernels; /* chosen once per launch */
     const char *self;
     char *out;
     aclDataType self_dtype, out_dtype;
@@ -149,16 +155,36 @@ static int64_t block_length(const emu_red_sum_plan *plan, int64_t b)
 
 /* ---- rows: one output's block at a time ---- */
 
+/* Whether a block's elements are dense in self, so that the sum kernels
+ * can read them in place. */
+static bool dense_rows(const sum_ctx *c)
+{
+    const emu_red_sum_plan *plan = c->plan;
+    const emu_red_geom *g = &plan->geom;
+    return plan->kind != EMU_RED_NORM && plan->compute == EMU_RED_F32 &&
+           (g->inner_rank == 0 || (g->inner_rank == 1 && g->inner_in[0] == 1)) &&
+           emu_red_widens_exactly(c->self_dtype, plan->via);
+}
+
 static void run_rows(void *opaque, size_t begin, size_t end)
 {
     const sum_ctx *c = opaque;
     const emu_red_sum_plan *plan = c->plan;
     _Alignas(64) unsigned char buf[EMU_RED_BLOCK * 8];
+    const bool dense = dense_rows(c);
     for (size_t item = begin; item < end; ++item) {
         const int64_t o = (int64_t)item / plan->blocks, b = (int64_t)item % plan->blocks;
         int64_t in_off, out_off;
         emu_red_outer_offsets(&plan->geom, o, &in_off, &out_off);
         const int64_t n = block_length(plan, b);
+        if (dense) {
+            const char *src = c->self + (in_off + b * EMU_RED_BLOCK) * (int64_t)c->self_item;
+            const float sum = emu_red_sum_dense(c->kernels, src, c->self_dtype, n);
+            _Alignas(8) unsigned char value[8];
+            memcpy(value, &sum, sizeof sum);
+            emit(c, o, b, value);
+            continue;
+        }
         const bool norm = plan->kind == EMU_RED_NORM;
         const void *x = emu_red_load(&plan->geom, c->self + in_off * (int64_t)c->self_item, c->self_dtype, plan->via,
                                      plan->compute, b * EMU_RED_BLOCK, n, buf, !norm);
@@ -211,8 +237,10 @@ static void column_block(const sum_ctx *c, int64_t o0, int64_t cols, int64_t b, 
         rest /= g->inner_shape[d];
         offset += idx[d] * g->inner_in[d];
     }
-    const bool direct = c->self_dtype == plan->via && (c->self_dtype == ACL_FLOAT || c->self_dtype == ACL_DOUBLE) &&
-                        plan->kind != EMU_RED_NORM;
+    /* fp64 read in place; fp32 and the half types widened by the kernels as they add */
+    const bool direct = plan->kind != EMU_RED_NORM &&
+                        (f32 ? emu_red_widens_exactly(c->self_dtype, plan->via)
+                             : c->self_dtype == plan->via && c->self_dtype == ACL_DOUBLE);
     const int64_t run_bytes = cols * (int64_t)c->self_item;
     for (int64_t i = 0; i < n; ++i) {
         const char *src = c->self + (in_off + offset) * (int64_t)c->self_item;
@@ -223,19 +251,17 @@ static void column_block(const sum_ctx *c, int64_t o0, int64_t cols, int64_t b, 
             }
         }
         const void *x = src;
+        aclDataType x_dtype = c->self_dtype;
         if (!direct) {
             emu_red_load_run(src, c->self_dtype, 1, cols, plan->via, plan->compute, tmp);
             x = tmp;
+            x_dtype = f32 ? ACL_FLOAT : ACL_DOUBLE;
         }
         if (f32) {
-            const float *t = (const float *)x;
             if (plan->kind == EMU_RED_NORM) {
                 transform(plan, (float *)tmp, cols);
             }
-            float *lane = accf[i % LF];
-            for (int64_t j = 0; j < cols; ++j) {
-                lane[j] += t[j];
-            }
+            emu_red_add_dense(c->kernels, accf[i % LF], x, x_dtype, cols);
         } else {
             const double *t = (const double *)x;
             double *lane = accd[i % LD];
@@ -254,10 +280,10 @@ static void column_block(const sum_ctx *c, int64_t o0, int64_t cols, int64_t b, 
     }
     for (int w = (f32 ? LF : LD) / 2; w > 0; w /= 2) {
         for (int k = 0; k < w; ++k) {
-            for (int64_t j = 0; j < cols; ++j) {
-                if (f32) {
-                    accf[k][j] += accf[k + w][j];
-                } else {
+            if (f32) {
+                emu_red_add_dense(c->kernels, accf[k], accf[k + w], ACL_FLOAT, cols);
+            } else {
+                for (int64_t j = 0; j < cols; ++j) {
                     accd[k][j] += accd[k + w][j];
                 }
             }
@@ -313,10 +339,10 @@ const char *emu_red_run_sum(aclOpExecutor *executor, void *workspace)
         return emu_ew_execute(&plan->fill_plan, executor->tensors);
     }
     const emu_view *self = &executor->tensors[0], *out = &executor->tensors[1];
-    sum_ctx c = {.plan = plan, .self = emu_view_origin(self), .out = emu_view_origin(out), .self_dtype = self->dtype,
-                 .out_dtype = out->dtype, .self_item = emu_dtype_size(self->dtype),
-                 .out_item = emu_dtype_size(out->dtype), .csize = emu_red_compute_size(plan->compute),
-                 .partials = workspace};
+    sum_ctx c = {.plan = plan, .kernels = emu_reduce_select(emu_isa_active()), .self = emu_view_origin(self),
+                 .out = emu_view_origin(out), .self_dtype = self->dtype, .out_dtype = out->dtype,
+                 .self_item = emu_dtype_size(self->dtype), .out_item = emu_dtype_size(out->dtype),
+                 .csize = emu_red_compute_size(plan->compute), .partials = workspace};
     const int64_t per_block = plan->geom.inner_count < EMU_RED_BLOCK ? plan->geom.inner_count : EMU_RED_BLOCK;
     const bool columns = use_columns(plan);
     if (columns) {

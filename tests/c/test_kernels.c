@@ -1,6 +1,7 @@
 /*
  * Standalone test of the SIMD kernel layer (src/kernels): ISA plumbing,
- * fp16/bf16 conversions, SiLU, the Floyd dot product and the norm row kernels, for every ISA level
+ * fp16/bf16 conversions, SiLU, the Floyd dot product, the norm row kernels and the reduction sum
+ * kernels, for every ISA level
  * this CPU supports.
  * Each check group prints one line; the last line is "N passed, M failed"
  * and the exit code is 1 if anything failed.
@@ -19,6 +20,7 @@
 #include "kernels/isa.h"
 #include "kernels/moe/moe.h"
 #include "kernels/norm/norm.h"
+#include "kernels/reduce/reduce.h"
 #include "kernels/silu/silu.h"
 
 #define TEST_RNG_SEED 0x9E3779B97F4A7C15ull
@@ -800,6 +802,83 @@ static void test_norm_isa(emu_isa isa) {
     free(h2);
 }
 
+/* The reduction sum kernels: the scalar kernels add element i (widened
+ * by the portable converters) to lane i % 32 in order, and element j to
+ * acc[j]; every level gives the scalar kernels' bits on ragged lengths, for
+ * fp32 values with NaN, inf and -0 and for random fp16 / bf16 patterns
+ * (NaN, inf and subnormals included). Any NaN equals any NaN (see above). */
+static void test_reduce_isa(emu_isa isa) {
+    static const size_t lengths[] = {0,  1,  7,   8,   9,   15,   16,   17,   31,   32,
+                                     33, 63, 65, 255, 256, 257, 1000, 4095, 4096, 4099};
+    enum { MAX_LEN = 4099, L = EMU_REDUCE_LANES };
+    const emu_reduce_kernels* k = emu_reduce_select(isa);
+    const emu_reduce_kernels* ks = emu_reduce_select(EMU_ISA_SCALAR);
+    float* x = xmalloc(MAX_LEN * sizeof *x);
+    uint16_t* h = xmalloc(MAX_LEN * sizeof *h);
+    float* w = xmalloc(MAX_LEN * sizeof *w); /* h widened */
+    float* c1 = xmalloc(MAX_LEN * sizeof *c1);
+    float* c2 = xmalloc(MAX_LEN * sizeof *c2);
+    float* cref = xmalloc(MAX_LEN * sizeof *cref);
+    int same_ok = 1, ref_ok = 1;
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; ++li) {
+        const size_t n = lengths[li];
+        for (size_t i = 0; i < n; ++i) {
+            x[i] = rnd_uniform(-8.0f, 8.0f) * (float)(1u << (rnd64() % 12));
+            h[i] = (uint16_t)rnd32();
+        }
+        if (n > 20) {
+            x[3] = NAN;
+            x[5] = -INFINITY;
+            x[7] = -0.0f;
+        }
+        for (int type = 0; type < 3; ++type) {
+            for (size_t i = 0; i < n; ++i) {
+                w[i] = type == 0 ? x[i] : type == 1 ? emu_f16_to_f32(h[i]) : emu_bf16_to_f32(h[i]);
+            }
+            float a1[L], a2[L], ref[L];
+            for (int j = 0; j < L; ++j) a1[j] = a2[j] = ref[j] = 0.25f * (float)j;
+            for (size_t i = 0; i < n; ++i) ref[i % L] += w[i];
+            for (size_t j = 0; j < n; ++j) {
+                c1[j] = c2[j] = (float)j;
+                cref[j] = (float)j + w[j];
+            }
+            const emu_reduce_kernels* both[2] = {ks, k};
+            float* accs[2] = {a1, a2};
+            float* cols[2] = {c1, c2};
+            for (int v = 0; v < 2; ++v) {
+                switch (type) {
+                    case 0:
+                        both[v]->lanes_add_f32(accs[v], x, n);
+                        both[v]->add_f32(cols[v], x, n);
+                        break;
+                    case 1:
+                        both[v]->lanes_add_f16(accs[v], h, n);
+                        both[v]->add_f16(cols[v], h, n);
+                        break;
+                    default:
+                        both[v]->lanes_add_bf16(accs[v], h, n);
+                        both[v]->add_bf16(cols[v], h, n);
+                        break;
+                }
+            }
+            same_ok &= same_floats(a1, a2, L) && same_floats(c1, c2, n);
+            ref_ok &= same_floats(a1, ref, L) && same_floats(c1, cref, n);
+        }
+    }
+    check(same_ok && strcmp(k->isa_name, emu_isa_name(isa)) == 0,
+          "reduce[%s]: the lane and element sums of fp32, fp16 and bf16 equal the scalar kernels bit for bit "
+          "(any NaN equals any NaN)", emu_isa_name(isa));
+    if (isa == EMU_ISA_SCALAR) {
+        check(ref_ok, "reduce[scalar]: lane j holds the widened elements i %% 32 == j in order; acc[j] += x[j]");
+    }
+    free(x);
+    free(h);
+    free(w);
+    free(c1);
+    free(c2);
+    free(cref);
+}
+
 int main(void) {
     test_isa_api();
     float* in;
@@ -814,8 +893,9 @@ int main(void) {
                   emu_silu_select(top) == emu_silu_select(EMU_ISA_AVX512) &&
                   emu_moe_select(top) == emu_moe_select(EMU_ISA_AVX512) &&
                   emu_floyd_select(top) == emu_floyd_select(EMU_ISA_AVX512) &&
-                  emu_norm_select(top) == emu_norm_select(EMU_ISA_AVX512),
-              "%s selects the AVX-512 kernels of convert, silu, moe, floyd and norm", emu_isa_name(top));
+                  emu_norm_select(top) == emu_norm_select(EMU_ISA_AVX512) &&
+                  emu_reduce_select(top) == emu_reduce_select(EMU_ISA_AVX512),
+              "%s selects the AVX-512 kernels of convert, silu, moe, floyd, norm and reduce", emu_isa_name(top));
     }
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_convert_isa((emu_isa)isa, in, n);
     free(in);
@@ -825,6 +905,7 @@ int main(void) {
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_floyd_dot_isa((emu_isa)isa);
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_moe_copy_row_isa((emu_isa)isa);
     for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_norm_isa((emu_isa)isa);
+    for (int isa = EMU_ISA_SCALAR; isa <= (int)det; ++isa) test_reduce_isa((emu_isa)isa);
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -5,27 +5,7 @@
 
 #include "kernels/gemv/common.h"
 
-#if defined(__FP_FAST_FMAF) || !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
-#define fma_once(a, b, c) fmaf((a), (b), (c))
-#else
-/* Where fmaf is a library call, the same once-rounded result from double
- * arithmetic by round-to-odd, as in kernels/gemm/scalar.c (which see). */
-static inline float fma_once(float a, float b, float c) {
-    const double x = (double)a * (double)b, y = (double)c;
-    const double s = x + y, x_part = s - y;
-    const double err = (x - x_part) + (y - (s - x_part));
-    double r = s;
-    if (err != 0.0 && isfinite(s)) {
-        uint64_t u;
-        memcpy(&u, &s, sizeof u);
-        if ((u & 1) == 0) {
-            u = (err > 0) == (s > 0) ? u + 1 : u - 1;
-            memcpy(&r, &u, sizeof r);
-        }
-    }
-    return (float)r;
-}
-#endif
+#include "kernels/fma_once.h"
 
 float emu_gemv_dequant(float q, float s, float o, bool has_o, bool f16) {
     float v = q;

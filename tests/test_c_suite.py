@@ -41,6 +41,7 @@ CTESTS = [
     "sample_moe_token_permute_grad",
     "sample_moe_token_permute",
     "gemm",
+    "gemv",
     "sample_rotary_position_embedding_grad",
     "sample_rotary_mul_grad",
     "sample_fused_floyd_attention_grad",

@@ -855,9 +855,11 @@ def big_results():
             aclnn_emu.run("aclnnAdd", self=big, other=other, alpha=1.0, out=out)
             assert same_bits(out, rounded(big.astype(np.float32) + other.astype(np.float32), half))
             outs.append(out)
-            cast = np.zeros(BIG, half)
-            aclnn_emu.run("aclnnCast", self=x32, dtype=half, out=cast)
-            assert same_bits(cast, rounded(x32, half))
+            # a cast of 24 MiB into 12 MiB, misaligned: narrowed and streamed in one pass
+            wide = np.concatenate([x32, y32 * 1e4])
+            cast = np.zeros(2 * BIG + 1, half)[1:]
+            aclnn_emu.run("aclnnCast", self=wide, dtype=half, out=cast)
+            assert same_bits(cast, rounded(wide, half))
             outs.append(cast)
         # in place
         z = x32.copy()

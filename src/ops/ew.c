@@ -643,7 +643,22 @@ static void run_block(const ew_ctx *ctx, char *const *ptr, const int64_t *stride
     _Alignas(64) unsigned char buffers[EMU_EW_MAX_INPUTS + 1][EW_BLOCK * sizeof(double)];
     if (ctx->plan->kernel == EMU_EWK_identity && stream) {
         const void *values = load(ctx, 0, ptr[0], stride[0], count, buffers[0]);
-        stream_store(ctx, values, ptr[outs], count, buffers[1]);
+        const aclDataType dtype = ctx->dtype[outs];
+        const emu_cvt_from_f32_fn narrow =
+            ctx->plan->compute != EMU_EW_COMPUTE_F32 ? NULL
+            : dtype == ACL_FLOAT16                  ? ctx->convert->f32_to_f16_stream
+            : dtype == ACL_BF16                     ? ctx->convert->f32_to_bf16_stream
+                                                    : NULL;
+        if (narrow != NULL) {
+            /* A cast into a half type: narrowed and streamed in one pass
+             * (0.8x -> 1.0x PyTorch for fp32 -> fp16). Computed blocks keep
+             * the packed buffer and the streaming copy: narrowing them
+             * straight into the output measured slower (bf16 Add 9 -> 16 ms
+             * on 64M elements). */
+            narrow(count, values, (uint16_t *)ptr[outs]);
+        } else {
+            stream_store(ctx, values, ptr[outs], count, buffers[1]);
+        }
         return;
     }
     if (ctx->plan->kernel == EMU_EWK_identity) {

@@ -229,6 +229,30 @@ static int run_from_f32(emu_cvt_from_f32_fn fn, uint16_t (*ref)(float), const fl
     return ok;
 }
 
+/* The streaming narrowings at length len into dst placed `shift` elements
+ * past a 64-byte boundary, with guards on both sides: their head, lines
+ * and tail must give the scalar helper's bits and touch nothing else. */
+static int run_from_f32_stream(emu_cvt_from_f32_fn fn, uint16_t (*ref)(float), const float* in, size_t len,
+                               size_t shift) {
+    float* src = xmalloc(len * sizeof *src + 1);
+    unsigned char* raw = xmalloc((len + 2 * GUARD + 64) * sizeof(uint16_t) + 64);
+    uint16_t* base = (uint16_t*)(void*)(raw + (64 - (uintptr_t)raw % 64) % 64);
+    uint16_t* dst = base + GUARD + shift;
+    memcpy(src, in, len * sizeof *src);
+    memset(base, GUARD_BYTE, (len + 2 * GUARD + shift) * sizeof *dst);
+    fn(len, src, dst);
+    int ok = guard_ok(base, (GUARD + shift) * sizeof *dst) && guard_ok(dst + len, GUARD * sizeof *dst);
+    for (size_t i = 0; i < len && ok; ++i)
+        if (dst[i] != ref(src[i])) {
+            printf("  stream 0x%08X -> 0x%04X, scalar 0x%04X (shift %zu)\n", fbits(src[i]), dst[i], ref(src[i]),
+                   shift);
+            ok = 0;
+        }
+    free(src);
+    free(raw);
+    return ok;
+}
+
 static int run_to_f32(emu_cvt_to_f32_fn fn, float (*ref)(uint16_t), const uint16_t* in,
                       size_t len) {
     uint16_t* src = xmalloc(len * sizeof *src);
@@ -280,6 +304,22 @@ static void test_convert_isa(emu_isa isa, const float* in, size_t n) {
           emu_isa_name(isa), n);
     check(okf, "convert[%s]: f32->bf16 %zu edge+random inputs + tails, bitwise vs scalar, guard intact",
           emu_isa_name(isa), n);
+
+    if (k->f32_to_f16_stream == NULL || k->f32_to_bf16_stream == NULL) {
+        check(isa < EMU_ISA_AVX2 && k->f32_to_f16_stream == NULL && k->f32_to_bf16_stream == NULL,
+              "convert[%s]: streaming narrowings exist on the x86 SIMD levels only", emu_isa_name(isa));
+        return;
+    }
+    int oks = 1;
+    for (size_t shift = 0; shift < 33 && oks; ++shift) { /* every head length, then aligned */
+        oks = run_from_f32_stream(k->f32_to_f16_stream, emu_f32_to_f16, in, n, shift) &&
+              run_from_f32_stream(k->f32_to_bf16_stream, emu_f32_to_bf16, in, n, shift);
+        for (size_t li = 0; li < sizeof k_cvt_lengths / sizeof k_cvt_lengths[0] && oks; ++li)
+            oks = run_from_f32_stream(k->f32_to_f16_stream, emu_f32_to_f16, in + 13, k_cvt_lengths[li], shift) &&
+                  run_from_f32_stream(k->f32_to_bf16_stream, emu_f32_to_bf16, in + 13, k_cvt_lengths[li], shift);
+    }
+    check(oks, "convert[%s]: streaming f32->f16/bf16 at 33 alignments + tails, bitwise vs scalar, guards intact",
+          emu_isa_name(isa));
 }
 
 /* ---------- SiLU ---------- */

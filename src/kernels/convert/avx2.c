@@ -58,3 +58,24 @@ void emu_f32_to_bf16__avx2(size_t n, const float* src, uint16_t* dst) {
         memcpy(dst + i, out, (n - i) * sizeof *dst);
     }
 }
+
+/* The lines of dst from its first 32-byte boundary on: 16 values per
+ * 32-byte store, narrowed as above and stored non-temporally; the elements
+ * before and after through the plain kernel (same bits). */
+#define EMU_CVT_STREAM_AVX2(name, plain, narrow8)                                                 \
+    void name(size_t n, const float* src, uint16_t* dst) {                                        \
+        size_t head = (size_t)((32 - (uintptr_t)dst % 32) % 32) / 2;                              \
+        if ((uintptr_t)dst % 2 != 0 || head > n) head = n;                                        \
+        plain(head, src, dst);                                                                    \
+        size_t i = head;                                                                          \
+        for (; i + 16 <= n; i += 16) {                                                            \
+            const __m128i lo = narrow8(_mm256_loadu_ps(src + i));                                 \
+            const __m128i hi = narrow8(_mm256_loadu_ps(src + i + 8));                             \
+            _mm256_stream_si256((__m256i*)(dst + i), _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1)); \
+        }                                                                                         \
+        plain(n - i, src + i, dst + i);                                                           \
+    }
+
+static inline __m128i emu_f32_to_f16_8(__m256 v) { return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT); }
+EMU_CVT_STREAM_AVX2(emu_f32_to_f16_stream__avx2, emu_f32_to_f16__avx2, emu_f32_to_f16_8)
+EMU_CVT_STREAM_AVX2(emu_f32_to_bf16_stream__avx2, emu_f32_to_bf16__avx2, emu_f32_to_bf16_8)

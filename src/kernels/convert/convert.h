@@ -40,6 +40,12 @@ typedef void (*emu_cvt_from_f32_fn)(size_t n, const float* src, uint16_t* dst);
 typedef struct {
     emu_cvt_to_f32_fn f16_to_f32, bf16_to_f32;
     emu_cvt_from_f32_fn f32_to_f16, f32_to_bf16;
+    /* The same narrowing into an output too large to stay cached: the whole
+     * 64-byte lines of dst with non-temporal stores (its partial lines with
+     * plain ones), so the output's lines are not read first; same bits.
+     * The caller fences (_mm_sfence) before another thread reads dst. NULL
+     * where the level has no such stores. */
+    emu_cvt_from_f32_fn f32_to_f16_stream, f32_to_bf16_stream;
     const char* isa_name;
 } emu_convert_kernels;
 

@@ -15,6 +15,10 @@ EMU_CVT_DECLARE(scalar)
 #if defined(EMU_HAVE_X86_KERNELS)
 EMU_CVT_DECLARE(avx2)
 EMU_CVT_DECLARE(avx512)
+void emu_f32_to_f16_stream__avx2(size_t n, const float* src, uint16_t* dst);
+void emu_f32_to_bf16_stream__avx2(size_t n, const float* src, uint16_t* dst);
+void emu_f32_to_f16_stream__avx512(size_t n, const float* src, uint16_t* dst);
+void emu_f32_to_bf16_stream__avx512(size_t n, const float* src, uint16_t* dst);
 #endif
 
 #undef EMU_CVT_DECLARE

@@ -28,6 +28,35 @@ static const emu_dtype_table ANY_OUT = {EMU_ANY, EMU_ANY, EMU_ANY};
                                    .result = EMU_EW_RESULT_PROMOTE, .out_rule = EMU_EW_OUT_##out_rule_};
 #define NAMES(...) {__VA_ARGS__}
 
+/* The four public entry points of a family with a tensor and a scalar form
+ * (Mul: aclnnMul, aclnnInplaceMul, aclnnMuls, aclnnInplaceMuls), each
+ * handing its definition to the family's phase 1, and their phase 2. */
+#define TENSOR_AND_SCALAR_ENTRIES(Name, tensor_fn, DEF, scalar_fn, SDEF)                                      \
+    aclnnStatus aclnn##Name##GetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,   \
+                                               uint64_t *workspaceSize, aclOpExecutor **executor)               \
+    {                                                                                                           \
+        return tensor_fn(&DEF, self, other, out, workspaceSize, executor);                                      \
+    }                                                                                                           \
+    aclnnStatus aclnnInplace##Name##GetWorkspaceSize(aclTensor *selfRef, const aclTensor *other,                \
+                                                      uint64_t *workspaceSize, aclOpExecutor **executor)        \
+    {                                                                                                           \
+        return tensor_fn(&DEF##_INPLACE, selfRef, other, selfRef, workspaceSize, executor);                     \
+    }                                                                                                           \
+    aclnnStatus aclnn##Name##sGetWorkspaceSize(const aclTensor *self, const aclScalar *other, aclTensor *out,  \
+                                                uint64_t *workspaceSize, aclOpExecutor **executor)              \
+    {                                                                                                           \
+        return scalar_fn(&SDEF, self, other, out, workspaceSize, executor);                                     \
+    }                                                                                                           \
+    aclnnStatus aclnnInplace##Name##sGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other,               \
+                                                       uint64_t *workspaceSize, aclOpExecutor **executor)       \
+    {                                                                                                           \
+        return scalar_fn(&SDEF##_INPLACE, selfRef, other, selfRef, workspaceSize, executor);                    \
+    }                                                                                                           \
+    EMU_EW_PHASE2(Name)                                                                                         \
+    EMU_EW_PHASE2(Inplace##Name)                                                                                \
+    EMU_EW_PHASE2(Name##s)                                                                                      \
+    EMU_EW_PHASE2(Inplace##Name##s)
+
 static const char *phase1_name(const emu_ew_def *def, char *buf, size_t size)
 {
     snprintf(buf, size, "%sGetWorkspaceSize", def->api);
@@ -235,33 +264,7 @@ static aclnnStatus muls(const emu_ew_def *def, const aclTensor *self, const aclS
     return emu_ew_phase1(def, &call, workspaceSize, executor);
 }
 
-aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
-                                     uint64_t *workspaceSize, aclOpExecutor **executor)
-{
-    return binary(&MUL, self, other, out, workspaceSize, executor);
-}
-
-aclnnStatus aclnnInplaceMulGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize,
-                                            aclOpExecutor **executor)
-{
-    return binary(&MUL_INPLACE, selfRef, other, selfRef, workspaceSize, executor);
-}
-
-aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, aclTensor *out,
-                                      uint64_t *workspaceSize, aclOpExecutor **executor)
-{
-    return muls(&MULS, self, other, out, workspaceSize, executor);
-}
-
-aclnnStatus aclnnInplaceMulsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize,
-                                             aclOpExecutor **executor)
-{
-    return muls(&MULS_INPLACE, selfRef, other, selfRef, workspaceSize, executor);
-}
-EMU_EW_PHASE2(Mul)
-EMU_EW_PHASE2(InplaceMul)
-EMU_EW_PHASE2(Muls)
-EMU_EW_PHASE2(InplaceMuls)
+TENSOR_AND_SCALAR_ENTRIES(Mul, binary, MUL, muls, MULS)
 
 /* ---- Div, Divs: true division; integers divide in FLOAT ----
  * out must be castable from the promoted dtype (INT32 for two INT32
@@ -309,33 +312,7 @@ static aclnnStatus divs(const emu_ew_def *def, const aclTensor *self, const aclS
     return emu_ew_phase1(def, &call, workspaceSize, executor);
 }
 
-aclnnStatus aclnnDivGetWorkspaceSize(const aclTensor *self, const aclTensor *other, aclTensor *out,
-                                     uint64_t *workspaceSize, aclOpExecutor **executor)
-{
-    return div_tensor(&DIV, self, other, out, workspaceSize, executor);
-}
-
-aclnnStatus aclnnInplaceDivGetWorkspaceSize(aclTensor *selfRef, const aclTensor *other, uint64_t *workspaceSize,
-                                            aclOpExecutor **executor)
-{
-    return div_tensor(&DIV_INPLACE, selfRef, other, selfRef, workspaceSize, executor);
-}
-
-aclnnStatus aclnnDivsGetWorkspaceSize(const aclTensor *self, const aclScalar *other, aclTensor *out,
-                                      uint64_t *workspaceSize, aclOpExecutor **executor)
-{
-    return divs(&DIVS, self, other, out, workspaceSize, executor);
-}
-
-aclnnStatus aclnnInplaceDivsGetWorkspaceSize(aclTensor *selfRef, const aclScalar *other, uint64_t *workspaceSize,
-                                             aclOpExecutor **executor)
-{
-    return divs(&DIVS_INPLACE, selfRef, other, selfRef, workspaceSize, executor);
-}
-EMU_EW_PHASE2(Div)
-EMU_EW_PHASE2(InplaceDiv)
-EMU_EW_PHASE2(Divs)
-EMU_EW_PHASE2(InplaceDivs)
+TENSOR_AND_SCALAR_ENTRIES(Div, div_tensor, DIV, divs, DIVS)
 
 /* ---- EqTensor: 1 where self == other, in out's dtype ----
  * On A2/A3 only the promoted dtype and out are checked against the list. */

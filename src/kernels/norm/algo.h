@@ -206,42 +206,61 @@ static inline uint16_t EMU_NORM_FN(narrow)(float f, int bf16)
     return bf16 ? emu_f32_to_bf16(f) : emu_f32_to_f16(f);
 }
 
-/* dst[i] = src[i] widened to fp32, and the lanes' max as lanes_max. */
-static void EMU_NORM_FN(load_max)(float *restrict acc, const uint16_t *restrict src, float *restrict dst, size_t n,
-                                  int bf16)
-{
-    float a[L_];
-    memcpy(a, acc, sizeof a);
-    size_t i = 0;
-#if defined(__AVX512F__)
-    __m512 m = _mm512_loadu_ps(a);
-    for (; i + L_ <= n; i += L_) {
-        const __m256i h = _mm256_loadu_si256((const __m256i *)(src + i));
-        const __m512 v = bf16 ? emu_bf16_to_f32_16(h) : _mm512_cvtph_ps(h);
-        _mm512_storeu_ps(dst + i, v);
-        m = _mm512_max_ps(v, m);
+/* dst[i] = src[i] widened to fp32, each value folded into lane i % L_ of
+ * acc as it goes: FOLD512 / FOLD256 (acc, v) on the vectors, FOLD(a, v) on
+ * the scalars of the tail, in the operand order of the plain loops (which
+ * operand a max returns for a NaN is part of the result). */
+#define EMU_NORM_LOAD_FOLD(name, FOLD512, FOLD256, FOLD)                                                      \
+    static void EMU_NORM_FN(name)(float *restrict acc, const uint16_t *restrict src, float *restrict dst,      \
+                                  size_t n, int bf16)                                                         \
+    {                                                                                                         \
+        float a[L_];                                                                                          \
+        memcpy(a, acc, sizeof a);                                                                             \
+        size_t i = 0;                                                                                         \
+        EMU_NORM_LOAD_FOLD_SIMD_(FOLD512, FOLD256)                                                            \
+        for (; i < n; ++i) {                                                                                  \
+            const float v = EMU_NORM_FN(widen)(src[i], bf16);                                                 \
+            dst[i] = v;                                                                                       \
+            a[i % L_] = FOLD(a[i % L_], v);                                                                   \
+        }                                                                                                     \
+        memcpy(acc, a, sizeof a);                                                                             \
     }
+#if defined(__AVX512F__)
+#define EMU_NORM_LOAD_FOLD_SIMD_(FOLD512, FOLD256)                                                            \
+    __m512 m = _mm512_loadu_ps(a);                                                                            \
+    for (; i + L_ <= n; i += L_) {                                                                            \
+        const __m256i h = _mm256_loadu_si256((const __m256i *)(src + i));                                     \
+        const __m512 v = bf16 ? emu_bf16_to_f32_16(h) : _mm512_cvtph_ps(h);                                   \
+        _mm512_storeu_ps(dst + i, v);                                                                         \
+        m = FOLD512(m, v);                                                                                    \
+    }                                                                                                         \
     _mm512_storeu_ps(a, m);
 #elif defined(__AVX2__)
-    __m256 m0 = _mm256_loadu_ps(a), m1 = _mm256_loadu_ps(a + 8);
-    for (; i + L_ <= n; i += L_) {
-        const __m256 v0 = bf16 ? emu_load_bf16_8(src + i) : emu_load_f16_8(src + i);
-        const __m256 v1 = bf16 ? emu_load_bf16_8(src + i + 8) : emu_load_f16_8(src + i + 8);
-        _mm256_storeu_ps(dst + i, v0);
-        _mm256_storeu_ps(dst + i + 8, v1);
-        m0 = _mm256_max_ps(v0, m0);
-        m1 = _mm256_max_ps(v1, m1);
-    }
-    _mm256_storeu_ps(a, m0);
+#define EMU_NORM_LOAD_FOLD_SIMD_(FOLD512, FOLD256)                                                            \
+    __m256 m0 = _mm256_loadu_ps(a), m1 = _mm256_loadu_ps(a + 8);                                              \
+    for (; i + L_ <= n; i += L_) {                                                                            \
+        const __m256 v0 = bf16 ? emu_load_bf16_8(src + i) : emu_load_f16_8(src + i);                         \
+        const __m256 v1 = bf16 ? emu_load_bf16_8(src + i + 8) : emu_load_f16_8(src + i + 8);                 \
+        _mm256_storeu_ps(dst + i, v0);                                                                        \
+        _mm256_storeu_ps(dst + i + 8, v1);                                                                    \
+        m0 = FOLD256(m0, v0);                                                                                 \
+        m1 = FOLD256(m1, v1);                                                                                 \
+    }                                                                                                         \
+    _mm256_storeu_ps(a, m0);                                                                                  \
     _mm256_storeu_ps(a + 8, m1);
+#else
+#define EMU_NORM_LOAD_FOLD_SIMD_(FOLD512, FOLD256)
 #endif
-    for (; i < n; ++i) {
-        const float v = EMU_NORM_FN(widen)(src[i], bf16);
-        dst[i] = v;
-        a[i % L_] = v > a[i % L_] ? v : a[i % L_];
-    }
-    memcpy(acc, a, sizeof a);
-}
+/* The max keeps the operand order max(v, acc) of the plain loop's v > a ? v : a. */
+#define EMU_NORM_MAX512_(acc, v) _mm512_max_ps(v, acc)
+#define EMU_NORM_MAX256_(acc, v) _mm256_max_ps(v, acc)
+#define EMU_NORM_MAX_(acc, v) ((v) > (acc) ? (v) : (acc))
+#define EMU_NORM_ADD512_(acc, v) _mm512_add_ps(acc, v)
+#define EMU_NORM_ADD256_(acc, v) _mm256_add_ps(acc, v)
+#define EMU_NORM_ADD_(acc, v) ((acc) + (v))
+/* load_max: and the lanes' max as lanes_max. load_add: and acc[i % 16] += dst[i] (lanes_add). */
+EMU_NORM_LOAD_FOLD(load_max, EMU_NORM_MAX512_, EMU_NORM_MAX256_, EMU_NORM_MAX_)
+EMU_NORM_LOAD_FOLD(load_add, EMU_NORM_ADD512_, EMU_NORM_ADD256_, EMU_NORM_ADD_)
 
 /* dst[i] = src[i] / d rounded to fp16 / bf16 (nearest even), as div and
  * then the store's conversion. */
@@ -271,42 +290,6 @@ static void EMU_NORM_FN(div_narrow)(const float *restrict src, uint16_t *restric
     }
 }
 
-/* dst[i] = src[i] widened to fp32, and acc[i % 16] += dst[i] (lanes_add). */
-static void EMU_NORM_FN(load_add)(float *restrict acc, const uint16_t *restrict src, float *restrict dst, size_t n,
-                                  int bf16)
-{
-    float a[L_];
-    memcpy(a, acc, sizeof a);
-    size_t i = 0;
-#if defined(__AVX512F__)
-    __m512 s = _mm512_loadu_ps(a);
-    for (; i + L_ <= n; i += L_) {
-        const __m256i h = _mm256_loadu_si256((const __m256i *)(src + i));
-        const __m512 v = bf16 ? emu_bf16_to_f32_16(h) : _mm512_cvtph_ps(h);
-        _mm512_storeu_ps(dst + i, v);
-        s = _mm512_add_ps(s, v);
-    }
-    _mm512_storeu_ps(a, s);
-#elif defined(__AVX2__)
-    __m256 s0 = _mm256_loadu_ps(a), s1 = _mm256_loadu_ps(a + 8);
-    for (; i + L_ <= n; i += L_) {
-        const __m256 v0 = bf16 ? emu_load_bf16_8(src + i) : emu_load_f16_8(src + i);
-        const __m256 v1 = bf16 ? emu_load_bf16_8(src + i + 8) : emu_load_f16_8(src + i + 8);
-        _mm256_storeu_ps(dst + i, v0);
-        _mm256_storeu_ps(dst + i + 8, v1);
-        s0 = _mm256_add_ps(s0, v0);
-        s1 = _mm256_add_ps(s1, v1);
-    }
-    _mm256_storeu_ps(a, s0);
-    _mm256_storeu_ps(a + 8, s1);
-#endif
-    for (; i < n; ++i) {
-        const float v = EMU_NORM_FN(widen)(src[i], bf16);
-        dst[i] = v;
-        a[i % L_] += v;
-    }
-    memcpy(acc, a, sizeof a);
-}
 
 /* affine (below) and the rounding store in one pass: dst[i] = the fp16 /
  * bf16 rounding of affine's value. Blocks of 64 go through a buffer on the

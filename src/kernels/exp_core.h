@@ -28,20 +28,27 @@
 #define EMU_EXP_P4 1.6666665459e-1f
 #define EMU_EXP_P5 5.0000001201e-1f
 
-/* exp(x - n*ln2) for n = round(x*log2(e)); *z gets z (see above). */
-static inline float emu_exp_core_(float x, float* z) {
+/* w with exp(x - n*ln2) = 1 + r*w, before that last fma: for callers that
+ * carry 1 + r*w in two parts; *z gets z and *r gets r (see above). */
+static inline float emu_exp_core_w_(float x, float* z, float* r) {
     *z = fmaf(x, EMU_EXP_LOG2E, EMU_EXP_MAGIC);
     const float nf = *z - EMU_EXP_MAGIC;
-    float r = fmaf(nf, -EMU_EXP_LN2_HI, x);
-    r = fmaf(nf, -EMU_EXP_LN2_LO, r);
+    *r = fmaf(nf, -EMU_EXP_LN2_HI, x);
+    *r = fmaf(nf, -EMU_EXP_LN2_LO, *r);
     float p = EMU_EXP_P0;
-    p = fmaf(p, r, EMU_EXP_P1);
-    p = fmaf(p, r, EMU_EXP_P2);
-    p = fmaf(p, r, EMU_EXP_P3);
-    p = fmaf(p, r, EMU_EXP_P4);
-    p = fmaf(p, r, EMU_EXP_P5);
-    p = fmaf(p, r, 1.0f);
-    return fmaf(p, r, 1.0f);
+    p = fmaf(p, *r, EMU_EXP_P1);
+    p = fmaf(p, *r, EMU_EXP_P2);
+    p = fmaf(p, *r, EMU_EXP_P3);
+    p = fmaf(p, *r, EMU_EXP_P4);
+    p = fmaf(p, *r, EMU_EXP_P5);
+    return fmaf(p, *r, 1.0f);
+}
+
+/* exp(x - n*ln2) for n = round(x*log2(e)); *z gets z (see above). */
+static inline float emu_exp_core_(float x, float* z) {
+    float r;
+    const float w = emu_exp_core_w_(x, z, &r);
+    return fmaf(w, r, 1.0f);
 }
 
 #if defined(__AVX2__) && defined(__FMA__)

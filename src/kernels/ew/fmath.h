@@ -190,17 +190,8 @@ EMU_FM_INLINE float emu_fm_erfc_(float zh, float zl, float hh, float hl, float s
     /* 2^n (1 + r w) = exp(-hh), as in emu_ew_expf */
     const int none = hh > 104.0f;
     const float x = emu_fm_sel_(none, -104.0f, -hh); /* NaN passes */
-    const float zm = fmaf(x, EMU_EXP_LOG2E, EMU_EXP_MAGIC);
-    const float nf = zm - EMU_EXP_MAGIC;
-    float r = fmaf(nf, -EMU_EXP_LN2_HI, x);
-    r = fmaf(nf, -EMU_EXP_LN2_LO, r);
-    float w = EMU_EXP_P0;
-    w = fmaf(w, r, EMU_EXP_P1);
-    w = fmaf(w, r, EMU_EXP_P2);
-    w = fmaf(w, r, EMU_EXP_P3);
-    w = fmaf(w, r, EMU_EXP_P4);
-    w = fmaf(w, r, EMU_EXP_P5);
-    w = fmaf(w, r, 1.0f);
+    float zm, r;
+    const float w = emu_exp_core_w_(x, &zm, &r);
     const int32_t n = (int32_t)emu_fm_bits_(zm) - EMU_EXP_MAGIC_BITS; /* in [-150, 0] */
     const int32_t half = n / 2;
     const float scale_a = emu_fm_float_((uint32_t)(n - half + 127) << 23);
